@@ -1,0 +1,16 @@
+"""gradshell: an interactive teaching shell for PyTorch autograd.
+
+`from gradshell import torch` gives gradshell's own torch-like namespace, backed by
+an autograd core over NumPy (CuPy on a GPU).
+"""
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Import lazily so that `import gradshell` stays cheap for the CLI.
+    if name == "torch":
+        from gradshell import torch as _torch
+
+        return _torch
+    raise AttributeError(f"module 'gradshell' has no attribute {name!r}")

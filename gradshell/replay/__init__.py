@@ -1,0 +1,1 @@
+"""gradshell.replay"""
