@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # Import lazily so that `import gradshell` stays cheap for the CLI.
     if name == "torch":
-        from gradshell import torch as _torch
+        import importlib
 
-        return _torch
+        return importlib.import_module("gradshell.torch")
     raise AttributeError(f"module 'gradshell' has no attribute {name!r}")

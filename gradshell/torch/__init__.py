@@ -1,1 +1,215 @@
-"""gradshell.torch"""
+"""gradshell's torch: the PyTorch-like namespace the shell gives learners as `torch`.
+
+`from gradshell import torch` in Python gives the same module. It re-exports the core
+(tensors, dtypes, devices, grad modes) and the op library under PyTorch's names.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import math as _math
+
+from gradshell import ops as _ops
+from gradshell.core import dtypes as _dtypes
+from gradshell.core.device import Device as device
+from gradshell.core.dtypes import (
+    bool_ as bool,  # noqa: A001 - PyTorch's name
+)
+from gradshell.core.dtypes import (
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from gradshell.core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from gradshell.core.size import Size, strided
+from gradshell.core.tensor import Tensor
+from gradshell.ops import arithmetic as _ar
+from gradshell.ops import comparison as _cmp
+from gradshell.ops import indexing as _idx
+from gradshell.ops import linalg as _la
+from gradshell.ops import reduction as _red
+from gradshell.ops import shape as _sh
+from gradshell.ops import unary as _un
+from gradshell.ops.creation import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    logspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from gradshell.ops.creation import range_ as range  # noqa: A001 - PyTorch's name
+from gradshell.torch import autograd, cuda, linalg  # noqa: F401 - submodules
+
+__version__ = "2.13.0"
+
+half = float16
+float = float32  # noqa: A001
+double = float64
+short = int16
+int = int32  # noqa: A001
+long = int64
+dtype = _dtypes.DType
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+
+_ = _ops  # the import above installs the Tensor methods
+
+# -- functional forms of the ops ---------------------------------------------------------------
+add = _ar.add
+sub = subtract = _ar.sub
+mul = multiply = _ar.mul
+div = divide = true_divide = _ar.div
+floor_divide = _ar.floor_divide
+remainder = _ar.remainder
+pow = _ar.pow  # noqa: A001
+neg = negative = _ar.neg
+
+
+def rsub(input, other, *, alpha=1):  # noqa: A002
+    """other - alpha * input."""
+    return _ar.rsub(input, other, alpha=alpha)
+
+
+exp = _un.exp
+expm1 = _un.expm1
+log = _un.log
+log2 = _un.log2
+log10 = _un.log10
+log1p = _un.log1p
+sqrt = _un.sqrt
+rsqrt = _un.rsqrt
+reciprocal = _un.reciprocal
+abs = absolute = _un.abs  # noqa: A001
+sign = _un.sign
+sin = _un.sin
+cos = _un.cos
+tan = _un.tan
+tanh = _un.tanh
+sigmoid = _un.sigmoid
+relu = _un.relu
+floor = _un.floor
+ceil = _un.ceil
+trunc = fix = _un.trunc
+round = _un.round  # noqa: A001
+where = _un.where
+
+eq = _cmp.eq
+ne = not_equal = _cmp.ne
+lt = less = _cmp.lt
+le = less_equal = _cmp.le
+gt = greater = _cmp.gt
+ge = greater_equal = _cmp.ge
+equal = _cmp.equal
+logical_and = _cmp.logical_and
+logical_or = _cmp.logical_or
+logical_xor = _cmp.logical_xor
+logical_not = _cmp.logical_not
+bitwise_and = _cmp.bitwise_and
+bitwise_or = _cmp.bitwise_or
+bitwise_xor = _cmp.bitwise_xor
+bitwise_not = _cmp.bitwise_not
+isnan = _cmp.isnan
+isinf = _cmp.isinf
+isfinite = _cmp.isfinite
+isclose = _cmp.isclose
+allclose = _cmp.allclose
+
+sum = _red.sum  # noqa: A001
+mean = _red.mean
+norm = _red.norm
+
+matmul = _la.matmul
+mm = _la.mm
+mv = _la.mv
+dot = inner = _la.dot
+bmm = _la.bmm
+outer = ger = _la.outer
+
+reshape = _sh.reshape
+flatten = _sh.flatten
+unflatten = _sh.unflatten
+t = _sh.t
+transpose = swapaxes = swapdims = _sh.transpose
+permute = _sh.permute
+squeeze = _sh.squeeze
+unsqueeze = _sh.unsqueeze
+select = _sh.select
+narrow = _sh.narrow
+clone = _sh.clone
+movedim = moveaxis = _sh.movedim
+nonzero = _idx.nonzero
+
+
+def numel(input: Tensor) -> _builtins.int:  # noqa: A002
+    """The number of elements of `input`."""
+    return input.numel()
+
+
+def is_tensor(obj) -> _builtins.bool:
+    """True if `obj` is a tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> _builtins.bool:  # noqa: A002
+    """True for float16/32/64 tensors."""
+    return input.is_floating_point()
+
+
+def typename(obj) -> str:
+    """The legacy type name of a tensor ('torch.FloatTensor'), else the object's type name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__name__
+
+
+def detach(input: Tensor) -> Tensor:  # noqa: A002
+    """input.detach()."""
+    return input.detach()
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape that tensors of `shapes` broadcast to."""
+    out: list = []
+    for s in shapes:
+        s = (s,) if isinstance(s, _builtins.int) else tuple(s)
+        out = _la._broadcast_shapes(tuple(out), s) if out else list(s)
+    return Size(out)
+
+
+from gradshell.torch import _wiring  # noqa: E402, F401 - connects printers and random numbers

@@ -1,0 +1,286 @@
+"""Graph nodes: the base `Node` every op's backward class derives from, the leaf sink
+`AccumulateGrad`, saved tensors with version checks, and `record` which links an op's
+output into the graph.
+
+An op defines a `Node` subclass named as PyTorch names it (`MulBackward0`) whose
+`backward` computes input gradients with tensor operations, so that the same formula
+serves plain backward (run with grad mode off) and `create_graph=True`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import weakref
+
+from gradshell.core import events, grad_mode
+from gradshell.core.tensor import RemovableHandle, Tensor, wrap
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+BACKWARD_TWICE_LEGACY = (
+    "Trying to backward through the graph a second time, but the buffers have already been "
+    "freed. Specify retain_graph=True when calling backward the first time."
+)
+
+_sequence = itertools.count()
+_LEAF_PRIORITY = float("inf")  # AccumulateGrad runs as soon as it is ready, as in PyTorch
+
+
+class Settings:
+    """Era-dependent autograd behaviour (set by the print style: 'modern' or 'legacy')."""
+
+    legacy = False
+
+
+settings = Settings()
+
+
+class SavedTensor:
+    """A tensor saved for backward, remembering its version to detect in-place changes."""
+
+    __slots__ = ("tensor", "data", "dtype", "counter", "version", "node", "output_nr")
+
+    def __init__(self, t: Tensor, node: Node | None = None) -> None:
+        counter = t._counter()
+        self.counter = counter
+        self.version = counter.value
+        self.output_nr = t._output_nr
+        if node is None:
+            self.tensor = t
+            self.node = None
+        else:
+            # A node saving its own output keeps only the array (no reference cycle) and
+            # rebuilds the tensor on unpack.
+            self.tensor = None
+            self.data = t._data
+            self.dtype = t._dtype
+            self.node = weakref.ref(node)
+
+    def unpack(self) -> Tensor:
+        """The saved tensor; raises PyTorch's error if it was modified in place since."""
+        if self.counter.value != self.version:
+            raise RuntimeError(self._modified_message())
+        if self.tensor is not None:
+            return self.tensor
+        t = wrap(self.data, self.dtype)
+        t._version_counter = self.counter
+        node = self.node()
+        if node is not None:
+            t._grad_fn = node
+            t._requires_grad = True
+            t._output_nr = self.output_nr
+        return t
+
+    def _modified_message(self) -> str:
+        if self.tensor is not None:
+            t = self.tensor
+            shape, dtype, fn = t._data.shape, t._dtype, t._grad_fn
+        else:
+            shape, dtype, fn = self.data.shape, self.dtype, self.node()
+        from gradshell.core.tensor import device_of
+
+        device = device_of(self.tensor._data if self.tensor is not None else self.data)
+        typename = ("torch.cuda." if device.type == "cuda" else "torch.") + dtype.legacy_name
+        desc = f"[{typename} [{', '.join(str(s) for s in shape)}]]"
+        if fn is not None:
+            name = re.sub(r"Backward\d*$", "", fn.name())
+            desc += f", which is output {self.output_nr} of {name}"
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {desc}, is at version {self.counter.value}; expected version "
+            f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
+            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+            "check_nan=False)."
+        )
+
+
+class Node:
+    """A backward function in the graph (PyTorch's grad_fn objects)."""
+
+    #: Name this node's class had in PyTorch 0.2 (legacy print style), or None.
+    legacy_name_02: str | None = None
+    #: The 0.2 class was a Python Function (module torch.autograd.function).
+    legacy_python: bool = True
+    #: How many outputs the forward op had (size of the gradient buffer).
+    num_outputs = 1
+    _freed = False
+    _saved: dict | None = None
+    _legacy_kept: dict | None = None
+    _pre_hooks = None
+    _post_hooks = None
+    _tensor_hooks = None  # output_nr -> list of tensor hook dicts / retain-grad owners
+    _metadata = None
+
+    def __init__(self) -> None:
+        self._seq = next(_sequence)
+        self.next_functions: tuple = ()
+
+    # -- what PyTorch's grad_fn objects offer -------------------------------------------------
+    def name(self) -> str:
+        """PyTorch's name for this node, e.g. 'MulBackward0'."""
+        return type(self).__name__
+
+    def legacy_name(self) -> str:
+        """The name the 0.2-era repr shows, with its module path where it had one."""
+        base = self.legacy_name_02 or self.name()
+        if self.legacy_python and self.legacy_name_02:
+            return "torch.autograd.function." + base
+        return base
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for the learner's own notes about this node."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    @property
+    def requires_grad(self) -> bool:
+        """Always True for nodes in the graph."""
+        return True
+
+    def register_hook(self, hook):
+        """Call `hook(grad_inputs, grad_outputs)` after this node runs; it may replace grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h.id] = hook
+        return h
+
+    def register_prehook(self, hook):
+        """Call `hook(grad_outputs)` before this node runs; it may replace grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = hook
+        return h
+
+    def __call__(self, *grads):
+        """Run this node's backward on `grads` (one per forward output)."""
+        return self.apply(list(grads))
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # -- saved tensors ------------------------------------------------------------------------
+    def save(self, name: str, t: Tensor, *, is_output: bool = False) -> None:
+        """Save `t` for backward under `name` (checked against in-place changes on use)."""
+        if self._saved is None:
+            self._saved = {}
+        self._saved[name] = SavedTensor(t, self if is_output else None)
+
+    def save_scalar(self, name: str, value) -> None:
+        """Save a Python number. PyTorch 2.x saves it as a tensor (freed after backward);
+        0.2 kept it as a constant, so in the legacy style it survives."""
+        if self._saved is None:
+            self._saved = {}
+        self._saved[name] = value
+
+    def saved(self, name: str):
+        """A tensor (or number) saved for backward; raises if freed by an earlier backward."""
+        if self._freed:
+            kept = self._legacy_kept
+            if settings.legacy and kept is not None and name in kept:
+                return kept[name]
+            raise RuntimeError(BACKWARD_TWICE_LEGACY if settings.legacy else BACKWARD_TWICE)
+        v = self._saved[name]
+        return v.unpack() if type(v) is SavedTensor else v
+
+    def release(self) -> None:
+        """Free the saved tensors (after a backward pass without retain_graph)."""
+        saved = self._saved
+        if saved:
+            self._legacy_kept = {k: v for k, v in saved.items() if type(v) is not SavedTensor}
+            self._saved = None
+            self._freed = True
+
+    @property
+    def has_saved(self) -> bool:
+        """True if this node still holds tensors saved for backward."""
+        return bool(self._saved)
+
+    @property
+    def saved_names(self) -> tuple:
+        """Names of the values this node saved (empty once freed)."""
+        return tuple(self._saved or ())
+
+    # -- running ------------------------------------------------------------------------------
+    def apply(self, grads: list):
+        """Gradients for each input edge, given gradients for each output."""
+        out = self.backward(*grads)
+        if not isinstance(out, tuple):
+            out = (out,)
+        return out
+
+    def backward(self, *grads):
+        """Subclasses compute input gradients here."""
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor: adds incoming gradients into `variable.grad`."""
+
+    legacy_python = False
+
+    def __init__(self, variable: Tensor) -> None:
+        self._seq = _LEAF_PRIORITY
+        self.next_functions = ()
+        self.variable = variable
+
+    def backward(self, grad):
+        return ()
+
+
+def accumulator_of(t: Tensor) -> AccumulateGrad:
+    """The AccumulateGrad node of a leaf that requires grad (one per live leaf)."""
+    ref = t._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        t._accumulator = weakref.ref(node)
+    return node
+
+
+def edge(t) -> tuple:
+    """The (node, input_nr) edge that gradients for tensor `t` flow along."""
+    if t is None or not isinstance(t, Tensor) or not t._requires_grad:
+        return (None, 0)
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (accumulator_of(t), 0)
+
+
+def needs_grad(*tensors) -> bool:
+    """True if grad mode is on and any of `tensors` requires grad."""
+    if not grad_mode.state.enabled:
+        return False
+    for t in tensors:
+        if isinstance(t, Tensor) and t._requires_grad:
+            return True
+    return False
+
+
+def record(node: Node, inputs: tuple, output: Tensor, output_nr: int = 0) -> Tensor:
+    """Make `node` the grad_fn of `output`, with edges to `inputs` (tensors or None)."""
+    if output_nr == 0:
+        node.next_functions = tuple(edge(t) for t in inputs)
+        node._meta = tuple(
+            (t._data.shape, t._dtype) if isinstance(t, Tensor) and t._requires_grad else None
+            for t in inputs
+        )
+    output._grad_fn = node
+    output._requires_grad = True
+    output._output_nr = output_nr
+    return output
+
+
+def emit_accumulated(call: int, t: Tensor, before, added, after) -> None:
+    """Publish a GradAccumulated event (callers check events.active first)."""
+    events.emit(events.GradAccumulated(call, t, before, added, after))

@@ -1,0 +1,57 @@
+"""Optional array backends: CuPy for CUDA devices, registered only when importable."""
+
+from __future__ import annotations
+
+from gradshell.core.device import Device, register_backend
+
+CUDA_HINT = (
+    "gradshell: CUDA tensors need CuPy and an NVIDIA GPU "
+    "(install with: uv pip install 'gradshell[cuda]')"
+)
+_cupy = None
+_checked = False
+
+
+def _load_cupy():
+    global _cupy, _checked
+    if _checked:
+        return _cupy
+    _checked = True
+    try:
+        import cupy  # noqa: PLC0415 - optional dependency
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+    except Exception:  # ImportError, or a CUDA driver error: treated as "no GPU"
+        return None
+    _cupy = cupy
+    register_backend(cupy.ndarray, cupy, lambda a: Device("cuda", a.device.id))
+    return cupy
+
+
+def cuda_available() -> bool:
+    """True when CuPy imports and sees at least one GPU."""
+    return _load_cupy() is not None
+
+
+class CudaUnavailable(AssertionError):
+    """Raised as PyTorch's CPU-only build raises, with gradshell's hint attached."""
+
+    def __init__(self) -> None:
+        super().__init__("Torch not compiled with CUDA enabled")
+        self.hint = CUDA_HINT
+
+
+def cuda_module(device: Device):
+    """CuPy, for arrays on `device`; raises as a CPU-only PyTorch when there is no GPU."""
+    cp = _load_cupy()
+    if cp is None:
+        raise CudaUnavailable()
+    index = device.index or 0
+    if index >= cp.cuda.runtime.getDeviceCount():
+        raise RuntimeError(
+            "CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
+            "reported at some other API call, so the stacktrace below might be incorrect."
+        )
+    cp.cuda.Device(index).use()
+    return cp

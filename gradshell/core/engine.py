@@ -1,0 +1,483 @@
+"""The backward engine: `backward()` and `grad()`.
+
+It works as PyTorch's does on the CPU: count each node's dependencies, then run nodes
+whose gradients are complete, the most recently created first (AccumulateGrad as soon
+as it is ready), summing gradients that arrive along several edges. It is iterative,
+so a graph 100,000 nodes deep needs no recursion, and it frees saved tensors as it
+goes unless `retain_graph` is set.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+
+from gradshell.core import events, grad_mode
+from gradshell.core.autograd import AccumulateGrad, Node, edge
+from gradshell.core.tensor import Tensor, wrap
+
+_calls = itertools.count(1)
+
+
+def _as_tuple(x) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    if x is None:
+        return ()
+    return (x,)
+
+
+def _make_grads(outputs: tuple, grads: tuple | None) -> tuple:
+    if grads is None:
+        grads = (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad_tensors has {len(grads)} tensors but tensors has {len(outputs)}")
+    made = []
+    for i, (out, g) in enumerate(zip(outputs, grads, strict=True)):
+        if not isinstance(out, Tensor):
+            raise TypeError(
+                f"backward(): argument 'tensors' must be tuple of Tensors, not {type(out).__name__}"
+            )
+        if isinstance(g, Tensor):
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {out.shape}."
+                )
+            if g._dtype.category != out._dtype.category and out._dtype.is_floating_point:
+                if not g._dtype.is_floating_point:
+                    raise RuntimeError(
+                        "For complex Tensors, both grad_output and output are required to "
+                        f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
+                        f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}."
+                    )
+            made.append(g)
+        elif g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out._dtype.is_floating_point:
+                    raise RuntimeError(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"{out.dtype}"
+                    )
+                made.append(wrap(_ones_like(out._data), out._dtype))
+            else:
+                made.append(None)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    return tuple(made)
+
+
+def _ones_like(a):
+    from gradshell.core.device import array_module
+
+    return array_module(a).ones_like(a)
+
+
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs=None,
+) -> None:
+    """Accumulate gradients of `tensors` into the `.grad` of the graph's leaves."""
+    roots = _as_tuple(tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _make_grads(roots, None if grad_tensors is None else _as_tuple(grad_tensors))
+    if retain_graph is None:
+        retain_graph = create_graph
+    run_backward(roots, grads, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
+    """The gradients of `outputs` with respect to `inputs`, without touching `.grad`."""
+    if is_grads_batched:
+        raise NotImplementedError("gradshell does not support is_grads_batched=True")
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"grad(): argument 'inputs' must be tuple of Tensors, not {type(t).__name__}"
+            )
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outs, None if grad_outputs is None else _as_tuple(grad_outputs))
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = run_backward(outs, grads, retain_graph, create_graph, ins, accumulate=False)
+    final = []
+    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
+        if g is None:
+            if materialize_grads:
+                g = wrap(_zeros_like(t._data), t._dtype)
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+        final.append(g)
+    return tuple(final)
+
+
+def _zeros_like(a):
+    from gradshell.core.device import array_module
+
+    return array_module(a).zeros_like(a)
+
+
+class _Capture:
+    __slots__ = ("index", "output_nr", "tensor")
+
+    def __init__(self, index: int, output_nr: int, tensor: Tensor) -> None:
+        self.index = index
+        self.output_nr = output_nr
+        self.tensor = tensor
+
+
+def run_backward(
+    roots: tuple,
+    root_grads: tuple,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: tuple | None,
+    accumulate: bool,
+):
+    """Run the backward pass from `roots`; returns the gradients captured for `inputs`."""
+    root_edges = []
+    for i, t in enumerate(roots):
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        root_edges.append(edge(t))
+
+    deps, parents = _dependencies(root_edges, inputs is not None)
+
+    captures: dict | None = None
+    needed = None
+    if inputs is not None:
+        captures = {}
+        for k, t in enumerate(inputs):
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            node, nr = edge(t)
+            captures.setdefault(node, []).append(_Capture(k, nr, t))
+        needed = _needed(captures, parents, accumulate)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    call = next(_calls)
+    listening = bool(events.active)
+    if listening:
+        events.emit(
+            events.BackwardStarted(call, roots, root_grads, inputs, retain_graph, create_graph)
+        )
+
+    buffers: dict = {}
+    ready: list = []
+    order = itertools.count()
+    for (node, nr), g in zip(root_edges, root_grads, strict=True):
+        _add_to_buffer(buffers, node, nr, g)
+        deps[node] -= 1
+        if deps[node] == 0:
+            heapq.heappush(ready, (-node._seq, next(order), node))
+
+    prev_mode = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
+    error = None
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node, None) or [None] * node.num_outputs
+            if node._tensor_hooks is not None:
+                grads = _run_tensor_hooks(node, grads)
+            if captures is not None:
+                for cap in captures.get(node, ()):
+                    g = grads[cap.output_nr]
+                    if accumulate and node.__class__ is not AccumulateGrad:
+                        _accumulate_non_leaf(call, cap.tensor, g, create_graph)
+                    else:
+                        captured[cap.index] = g
+                if node not in needed:
+                    continue
+            if node.__class__ is AccumulateGrad:
+                if accumulate and grads[0] is not None:
+                    _accumulate_leaf(call, node.variable, grads[0], create_graph)
+                continue
+            if all(g is None for g in grads):
+                outs = (None,) * len(node.next_functions)
+            else:
+                if node.num_outputs > 1:
+                    grads = _materialize(node, grads)
+                if node._pre_hooks:
+                    grads = _run_node_pre_hooks(node, grads)
+                outs = node.apply(grads)
+                if not retain_graph:
+                    node.release()
+                outs = _validate(node, outs)
+                if node._post_hooks:
+                    outs = _run_node_post_hooks(node, outs, grads)
+            if listening:
+                events.emit(events.NodeRun(call, node, tuple(grads), tuple(outs)))
+            for (nxt, nr), g in zip(node.next_functions, outs, strict=False):
+                if nxt is None:
+                    continue
+                if needed is not None and nxt not in needed and nxt not in captures:
+                    continue
+                if g is not None:
+                    if listening:
+                        events.emit(events.GradFlow(call, node, nxt, nr, g))
+                    _add_to_buffer(buffers, nxt, nr, g)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(ready, (-nxt._seq, next(order), nxt))
+    except BaseException as e:
+        error = e
+        raise
+    finally:
+        grad_mode.state.enabled = prev_mode
+        if listening:
+            events.emit(events.BackwardFinished(call, error))
+    return captured
+
+
+def _dependencies(root_edges: list, want_parents: bool):
+    deps: dict = {}
+    parents: dict | None = {} if want_parents else None
+    stack = []
+    for node, _ in root_edges:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+        deps[node] += 1
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            if parents is not None:
+                parents.setdefault(nxt, []).append(node)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                stack.append(nxt)
+    return deps, parents
+
+
+def _needed(captures: dict, parents: dict, accumulate: bool) -> set:
+    # Nodes that must run: strict ancestors of a capture point (and, when accumulating,
+    # the AccumulateGrad sinks of the inputs themselves).
+    needed: set = set()
+    stack = []
+    for node in captures:
+        if accumulate and node.__class__ is AccumulateGrad:
+            needed.add(node)
+        stack.extend(parents.get(node, ()))
+    while stack:
+        node = stack.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        stack.extend(parents.get(node, ()))
+    return needed
+
+
+def _add_to_buffer(buffers: dict, node: Node, nr: int, g) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node.num_outputs
+    if g is None:
+        return
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _materialize(node: Node, grads: list) -> list:
+    shapes = getattr(node, "output_meta", None)
+    if shapes is None:
+        return grads
+    out = []
+    for g, (shape, dtype, xp) in zip(grads, shapes, strict=True):
+        out.append(wrap(xp.zeros(shape, dtype.np), dtype) if g is None else g)
+    return out
+
+
+def _validate(node: Node, outs: tuple) -> tuple:
+    meta = node._meta
+    if len(outs) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected "
+            f"{len(node.next_functions)}, got {len(outs)})"
+        )
+    fixed = None
+    for i, g in enumerate(outs):
+        if g is None:
+            continue
+        m = meta[i] if meta is not None else None
+        if m is None:
+            continue
+        shape, dtype = m
+        if g._data.shape != shape:
+            if not _expandable(shape, g._data.shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
+                    f"[{', '.join(map(str, shape))}]"
+                )
+            g = g.sum_to_size(shape)
+        if g._dtype is not dtype:
+            g = g.to(dtype)
+        if g is not outs[i]:
+            if fixed is None:
+                fixed = list(outs)
+            fixed[i] = g
+    return outs if fixed is None else tuple(fixed)
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target), strict=False):
+        if s != t and s != 1:
+            return False
+    return True
+
+
+def _run_tensor_hooks(node: Node, grads: list) -> list:
+    grads = list(grads)
+    for nr, (hooks, retain) in node._tensor_hooks.items():
+        g = grads[nr]
+        if g is None:
+            continue
+        for hook in list(hooks.values()):
+            r = hook(g)
+            if r is not None:
+                g = _check_hook_result(r, g, "hook")
+        grads[nr] = g
+        t = retain() if retain is not None else None
+        if t is not None and t._retains_grad:
+            _retain(t, g)
+    return grads
+
+
+def _retain(t: Tensor, g: Tensor) -> None:
+    before = t._grad
+    if before is None:
+        t._grad = g.detach().clone() if not grad_mode.state.enabled else g.clone()
+    else:
+        t._grad = before + g
+    if events.active:
+        events.emit(events.GradAccumulated(0, t, before, g, t._grad))
+
+
+def _check_hook_result(r, g: Tensor, what: str) -> Tensor:
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Tensor or None (got {type(r).__name__})")
+    if r._data.shape != g._data.shape:
+        raise RuntimeError(
+            f"{what} returned a gradient of shape {list(r.shape)} but expected {list(g.shape)}"
+        )
+    return r
+
+
+def _run_node_pre_hooks(node: Node, grads: list) -> list:
+    for hook in list(node._pre_hooks.values()):
+        r = hook(tuple(grads))
+        if r is not None:
+            grads = list(r)
+    return grads
+
+
+def _run_node_post_hooks(node: Node, outs: tuple, grads: list) -> tuple:
+    for hook in list(node._post_hooks.values()):
+        r = hook(tuple(outs), tuple(grads))
+        if r is not None:
+            outs = tuple(r)
+    return outs
+
+
+def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> None:
+    hooks = leaf._hooks
+    if hooks:
+        for hook in list(hooks.values()):
+            r = hook(g)
+            if r is not None:
+                g = _check_hook_result(r, g, "hook")
+    before = leaf._grad
+    listening = bool(events.active)
+    snapshot = before.detach().clone() if (listening and before is not None) else None
+    if before is None:
+        new = g.clone() if create_graph else wrap(g._data.copy(), g._dtype)
+        leaf._grad = new
+    elif not create_graph:
+        before._data += g._data
+        before._bump_version()
+    else:
+        leaf._grad = before + g
+    post = getattr(leaf, "_post_accumulate_hooks", None)
+    if post:
+        for hook in list(post.values()):
+            hook(leaf)
+    if listening:
+        events.emit(events.GradAccumulated(call, leaf, snapshot, g, leaf._grad))
+
+
+def _accumulate_non_leaf(call: int, t: Tensor, g, create_graph: bool) -> None:
+    if g is None:
+        return
+    before = t._grad
+    snapshot = before.detach().clone() if (events.active and before is not None) else None
+    t._grad = (g.clone() if create_graph else g.detach().clone()) if before is None else before + g
+    if events.active:
+        events.emit(events.GradAccumulated(call, t, snapshot, g, t._grad))
+
+
+def tensor_hook_registry(t: Tensor) -> dict:
+    """The dict of hooks run when `t`'s gradient is computed (on its node for non-leaves)."""
+    node = t._grad_fn
+    if node is None:
+        if t._hooks is None:
+            t._hooks = {}
+        return t._hooks
+    if node._tensor_hooks is None:
+        node._tensor_hooks = {}
+    entry = node._tensor_hooks.get(t._output_nr)
+    if entry is None:
+        entry = node._tensor_hooks[t._output_nr] = ({}, None)
+    return entry[0]
+
+
+def register_retain_grad(t: Tensor) -> None:
+    """Arrange for non-leaf `t` to keep its gradient in `.grad`."""
+    node = t._grad_fn
+    if node._tensor_hooks is None:
+        node._tensor_hooks = {}
+    hooks, _ = node._tensor_hooks.get(t._output_nr, ({}, None))
+    node._tensor_hooks[t._output_nr] = (hooks, weakref.ref(t))

@@ -1,0 +1,154 @@
+"""What every op module shares: installing ops as Tensor methods, turning operands into
+arrays of the result dtype, and wrapping results.
+
+Ops compute with the array module of their inputs (`xp`), never with `np.` directly
+on tensor data, so CuPy arrays flow through unchanged.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from gradshell.core import dtypes
+from gradshell.core.autograd import Node, needs_grad, record
+from gradshell.core.device import array_module, device_of
+from gradshell.core.dtypes import BOOL, FLOAT, INT, DType
+from gradshell.core.tensor import Tensor, wrap, wrap_dim
+
+__all__ = [
+    "Node",
+    "Tensor",
+    "DType",
+    "array_module",
+    "as_array",
+    "binary_operands",
+    "check_same_device",
+    "install",
+    "is_scalar",
+    "needs_grad",
+    "norm_dims",
+    "record",
+    "tensor_method",
+    "wrap",
+    "wrap_dim",
+    "BOOL",
+    "INT",
+    "FLOAT",
+]
+
+
+def install(name: str, func) -> None:
+    """Make `func` the Tensor method `name`."""
+    setattr(Tensor, name, func)
+
+
+def tensor_method(*names: str):
+    """Decorator: also install the function as the Tensor methods `names`."""
+
+    def deco(func):
+        for n in names:
+            setattr(Tensor, n, func)
+        return func
+
+    return deco
+
+
+def is_scalar(x) -> bool:
+    """True for Python (and NumPy scalar) numbers, which ops treat as wrapped scalars."""
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def as_array(x):
+    """Turn the raw result of an array op into an array (NumPy returns scalars for 0-d)."""
+    if isinstance(x, np.generic):
+        return np.asarray(x)
+    return x
+
+
+_INT_LIMITS = {d: np.iinfo(d.np) for d in dtypes.ALL if d.category == INT}
+
+
+def scalar_as(value, dtype: DType):
+    """A Python number converted for arithmetic with an array of `dtype`, wrapping
+    integers that do not fit as PyTorch does (int8 + 1000 wraps around)."""
+    if dtype.category == FLOAT:
+        if isinstance(value, complex):
+            raise RuntimeError(
+                "result type ComplexFloat can't be cast to the desired output type Float"
+            )
+        return float(value) if not isinstance(value, float) else value
+    if dtype.category == INT:
+        if isinstance(value, float):
+            return value
+        lim = _INT_LIMITS[dtype]
+        v = int(value)
+        if lim.min <= v <= lim.max:
+            return v
+        return np.array(v & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64).astype(dtype.np)[()]
+    return bool(value)
+
+
+def check_same_device(a: Tensor, b: Tensor, op: str = "") -> None:
+    """Raise PyTorch's error when two tensors live on different devices."""
+    if type(a._data) is not type(b._data) or device_of(a._data) != device_of(b._data):
+        da, db = device_of(a._data), device_of(b._data)
+        if da.type == "cpu":
+            da, db = db, da
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{_dev_name(da)} and {_dev_name(db)}!"
+        )
+
+
+def _dev_name(d) -> str:
+    return "cpu" if d.type == "cpu" else f"{d.type}:{d.index or 0}"
+
+
+def binary_operands(a, b, dtype: DType | None = None):
+    """(array_a, array_b_or_scalar, result dtype, xp) for an elementwise op on a tensor and
+    a tensor or Python number, following PyTorch's type promotion."""
+    if isinstance(a, Tensor):
+        ad = a._data
+        if isinstance(b, Tensor):
+            bd = b._data
+            if type(ad) is not type(bd):
+                check_same_device(a, b)
+            if dtype is None:
+                dtype = a._dtype if a._dtype is b._dtype else dtypes.result_type(a, b)
+            if ad.dtype != dtype.np:
+                ad = ad.astype(dtype.np)
+            if bd.dtype != dtype.np:
+                bd = bd.astype(dtype.np)
+            return ad, bd, dtype, array_module(ad)
+        if not is_scalar(b):
+            raise TypeError(_bad_operand(b))
+        if dtype is None:
+            dtype = a._dtype
+            if dtypes.scalar_category(b) > dtype.category:
+                dtype = dtypes.result_type(a, b)
+        if ad.dtype != dtype.np:
+            ad = ad.astype(dtype.np)
+        return ad, scalar_as(b, dtype), dtype, array_module(ad)
+    # a is a scalar, b a tensor
+    bd_, ad_, dt, xp = binary_operands(b, a, dtype)
+    return ad_, bd_, dt, xp
+
+
+def _bad_operand(x) -> str:
+    return f"unsupported operand type: '{type(x).__name__}'"
+
+
+def norm_dims(dim, ndim: int) -> tuple:
+    """`dim` (int, tuple or None) as a sorted tuple of non-negative dimensions."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(wrap_dim(d, ndim) for d in dim)
+        if len(set(dims)) != len(dims):
+            for d in dims:
+                if dims.count(d) > 1:
+                    raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(dims))
+    return (wrap_dim(dim, ndim),)

@@ -1,0 +1,545 @@
+"""Creating tensors: torch.tensor, from_numpy, ones/zeros/full/empty/eye/arange/linspace,
+the *_like and new_* forms, and the legacy constructors (torch.Tensor, FloatTensor, ...)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from gradshell.core import dtypes, grad_mode
+from gradshell.core.device import Device, array_module, as_device
+from gradshell.core.limits import check_numel
+from gradshell.core.size import Size
+from gradshell.core.tensor import Tensor, wrap
+
+
+class _Defaults:
+    """The device creation functions use when none is given (`%device`, `--device`)."""
+
+    device: Device = Device("cpu")
+
+
+defaults = _Defaults()
+
+
+def backend_for(device) -> object:
+    """The array module that holds tensors on `device` (NumPy for the CPU)."""
+    d = defaults.device if device is None else as_device(device)
+    if d.type == "cpu":
+        return np
+    from gradshell.core.backends import cuda_module
+
+    return cuda_module(d)
+
+
+def _finish(data, dtype: dtypes.DType, requires_grad: bool, device=None) -> Tensor:
+    if device is not None or defaults.device.type != "cpu":
+        xp = backend_for(device)
+        if xp is not np:
+            data = xp.asarray(data)
+    t = wrap(data, dtype)
+    if grad_mode.state.inference:
+        t._is_inference = True
+    if requires_grad:
+        if dtype.category != dtypes.FLOAT:
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        t._requires_grad = True
+    return t
+
+
+def size_args(args, fname: str) -> tuple:
+    """Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`, checked as PyTorch checks them."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        args = tuple(args[0])
+    out = []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._data.ndim == 0 and a._dtype.category != dtypes.FLOAT:
+            a = a.item()
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(
+                f"{fname}(): argument 'size' (position 1) must be tuple of ints, "
+                f"but found element of type {type(a).__name__} at pos {i}"
+                if len(args) > 1 or isinstance(a, (tuple, list))
+                else f"{fname}(): argument 'size' (position 1) must be tuple of ints, not "
+                f"{type(a).__name__}"
+            )
+        out.append(int(a))
+    for s in out:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
+    check_numel(math.prod(out))
+    return tuple(out)
+
+
+def _dtype_or_default(dtype) -> dtypes.DType:
+    return dtypes.get_default_dtype() if dtype is None else dtype
+
+
+def _filled(fname: str, sizes, value, dtype, device, requires_grad) -> Tensor:
+    shape = size_args(sizes, fname)
+    dt = _dtype_or_default(dtype)
+    xp = backend_for(device)
+    return _finish(xp.full(shape, value, dt.np), dt, requires_grad, device)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    """A tensor of ones."""
+    return _filled("ones", size, 1, dtype, device, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    """A tensor of zeros."""
+    return _filled("zeros", size, 0, dtype, device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    """A tensor whose values are not set (gradshell fills it with zeros)."""
+    return _filled("empty", size, 0, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A tensor filled with `fill_value` (its dtype follows the value, as in PyTorch)."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(fill_value)
+    return _filled(
+        "full",
+        (size,) if not isinstance(size, (tuple, list)) else size,
+        fill_value,
+        dtype,
+        device,
+        requires_grad,
+    )
+
+
+def _like(fname: str, t: Tensor, value, dtype, device, requires_grad) -> Tensor:
+    dt = t._dtype if dtype is None else dtype
+    xp = array_module(t._data) if device is None else backend_for(device)
+    data = xp.full(t._data.shape, value, dt.np)
+    return _finish(data, dt, requires_grad, device)
+
+
+def ones_like(
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,  # noqa: A002
+    memory_format=None,
+):
+    """Ones with the shape (and by default dtype and device) of `input`."""
+    return _like("ones_like", input, 1, dtype, device, requires_grad)
+
+
+def zeros_like(
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,  # noqa: A002
+    memory_format=None,
+):
+    """Zeros with the shape of `input`."""
+    return _like("zeros_like", input, 0, dtype, device, requires_grad)
+
+
+def empty_like(
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,  # noqa: A002
+    memory_format=None,
+):
+    """An unset tensor (zeros in gradshell) with the shape of `input`."""
+    return _like("empty_like", input, 0, dtype, device, requires_grad)
+
+
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,  # noqa: A002
+    requires_grad=False,
+    memory_format=None,
+):
+    """`fill_value` everywhere, with the shape of `input`."""
+    return _like("full_like", input, fill_value, dtype, device, requires_grad)
+
+
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
+    """The n×m identity matrix."""
+    m = n if m is None else m
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    check_numel(n * m)
+    dt = _dtype_or_default(dtype)
+    return _finish(backend_for(device).eye(n, m, dtype=dt.np), dt, requires_grad, device)
+
+
+def arange(
+    start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    """Values from start (default 0) up to but excluding end, every `step`."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = (
+            dtypes.get_default_dtype() if any(isinstance(v, float) for v in vals) else dtypes.int64
+        )
+    n = max(0, math.ceil((end - start) / step))
+    check_numel(n)
+    xp = backend_for(device)
+    if dtype.category == dtypes.FLOAT:
+        # PyTorch computes start + i*step in double precision, then casts
+        data = (start + xp.arange(n, dtype=np.float64) * step).astype(dtype.np)
+    else:
+        data = (start + xp.arange(n, dtype=np.int64) * int(step)).astype(dtype.np)
+    return _finish(data, dtype, requires_grad, device)
+
+
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """Deprecated torch.range: like arange but includes `end`."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its "
+        "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+        "which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    dt = _dtype_or_default(dtype)
+    n = int(math.floor((end - start) / step)) + 1
+    data = (start + backend_for(device).arange(n, dtype=np.float64) * step).astype(dt.np)
+    return _finish(data, dt, requires_grad, device)
+
+
+def linspace(
+    start, end, steps: int, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    """`steps` evenly spaced values from start to end inclusive."""
+    if not isinstance(steps, int) or steps < 0:
+        raise RuntimeError("linspace(): argument 'steps' must be a non-negative integer")
+    check_numel(steps)
+    dt = _dtype_or_default(dtype)
+    xp = backend_for(device)
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    if steps == 1:
+        data = xp.full((1,), start, np.float64)
+    else:
+        # PyTorch fills the first half from start and the second half from end (symmetric)
+        step = (end - start) / (steps - 1)
+        idx = xp.arange(steps, dtype=np.float64)
+        half = steps // 2
+        data = xp.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
+    if dt.category != dtypes.FLOAT:
+        data = xp.trunc(data)
+    return _finish(data.astype(dt.np), dt, requires_grad, device)
+
+
+def logspace(
+    start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad=False
+) -> Tensor:
+    """`steps` values from base**start to base**end, evenly spaced in the exponent."""
+    e = linspace(start, end, steps, dtype=dtypes.float64)
+    dt = _dtype_or_default(dtype)
+    return _finish((base**e._data).astype(dt.np), dt, requires_grad, device)
+
+
+# -- torch.tensor ------------------------------------------------------------------------------
+def _infer(data, depth: int = 0):
+    """(shape, dtype) of nested Python data, with PyTorch's errors for ragged input."""
+    if isinstance(data, Tensor):
+        return data._data.shape, data._dtype
+    if isinstance(data, np.ndarray):
+        return data.shape, dtypes.from_numpy(data.dtype)
+    if isinstance(data, (bool, np.bool_)):
+        return (), dtypes.bool_
+    if isinstance(data, (numbers.Integral,)):
+        return (), dtypes.int64
+    if isinstance(data, np.floating):
+        return (), dtypes.get_default_dtype()
+    if isinstance(data, numbers.Real):
+        return (), dtypes.get_default_dtype()
+    if isinstance(data, complex):
+        raise NotImplementedError("gradshell does not support complex tensors")
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return (0,), None
+        shapes_dtypes = [_infer(x, depth + 1) for x in data]
+        first = shapes_dtypes[0][0]
+        for s, _ in shapes_dtypes[1:]:
+            if s != first:
+                if len(s) != len(first):
+                    raise ValueError(
+                        f"expected sequence of length {first[0] if first else 0} at dim "
+                        f"{depth + 1} (got {s[0] if s else 0})"
+                        if s and first
+                        else "setting an array element with a sequence."
+                    )
+                for i, (a, b) in enumerate(zip(first, s, strict=True)):
+                    if a != b:
+                        raise ValueError(
+                            f"expected sequence of length {a} at dim {depth + 1 + i} (got {b})"
+                        )
+        dt = None
+        for _, d in shapes_dtypes:
+            if d is None:
+                continue
+            dt = d if dt is None else dtypes.promote_types(dt, d)
+        return (len(data),) + first, dt
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _to_nested(data):
+    if isinstance(data, Tensor):
+        from gradshell.core.device import to_numpy
+
+        return to_numpy(data._data)
+    if isinstance(data, (list, tuple)):
+        return [_to_nested(x) for x in data]
+    return data
+
+
+def tensor(
+    data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    """A new tensor holding a copy of `data` (numbers, nested lists, arrays, tensors)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        dt = data._dtype if dtype is None else dtype
+        xp = array_module(data._data) if device is None else backend_for(device)
+        return _finish(xp.array(data._data, dtype=dt.np, copy=True), dt, requires_grad, device)
+    shape, inferred = _infer(data)
+    if inferred is None:
+        inferred = dtypes.get_default_dtype()
+    dt = inferred if dtype is None else dtype
+    check_numel(math.prod(shape))
+    if isinstance(data, np.ndarray):
+        arr = np.array(data, dtype=dt.np, copy=True)
+    else:
+        nested = _to_nested(data)
+        if dt.category == dtypes.INT and inferred.category == dtypes.FLOAT:
+            arr = np.trunc(np.array(nested, dtype=np.float64)).astype(dt.np)
+        else:
+            arr = np.array(nested, dtype=dt.np)
+    if arr.shape != shape:
+        arr = arr.reshape(shape)
+    return _finish(arr, dt, requires_grad, device)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """`data` as a tensor, sharing memory with tensors and NumPy arrays where possible."""
+    if isinstance(data, Tensor):
+        if (dtype is None or dtype is data._dtype) and device is None:
+            return data
+        return data.to(dtype=dtype, device=device)
+    if isinstance(data, np.ndarray) and (dtype is None or dtypes.from_numpy(data.dtype) is dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(a) -> Tensor:
+    """A tensor sharing memory with the NumPy array `a`."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    dt = dtypes.from_numpy(a.dtype)
+    if any(s < 0 for s in a.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative "
+            "strides are not currently supported. (You can probably work around this by making "
+            "a copy of your array  with array.copy().) "
+        )
+    return wrap(a, dt)
+
+
+# -- the legacy constructors -------------------------------------------------------------------
+_LEGACY_NEW_SIGNATURES = (
+    " * (*, torch.device device = None)\n"
+    "      didn't match because some of the keywords were incorrect: {kw}\n"
+    " * (torch.Storage storage)\n"
+    " * (Tensor other)\n"
+    " * (tuple of ints size, *, torch.device device = None)\n"
+    " * (object data, *, torch.device device = None)\n"
+)
+
+
+def legacy_new(dtype: dtypes.DType, args: tuple, kwargs: dict) -> Tensor:
+    """torch.Tensor(...) / torch.FloatTensor(...): sizes, a sequence, an array or a tensor."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        got = ", ".join(
+            [type(a).__name__ for a in args]
+            + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+        )
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got ({got}), but expected one "
+            "of:\n" + _LEGACY_NEW_SIGNATURES.format(kw=", ".join(kwargs))
+        )
+    if not args:
+        return _finish(np.zeros((0,), dtype.np), dtype, False, device)
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, Tensor):
+            if a._dtype is not dtype:
+                raise TypeError(f"expected {dtype} (got {a._dtype})")
+            return a.detach()
+        if isinstance(a, np.ndarray):
+            return tensor(a, dtype=dtype, device=device)
+        if isinstance(a, (list, tuple)) and not isinstance(a, Size):
+            return tensor(a, dtype=dtype, device=device)
+        if isinstance(a, Size):
+            args = tuple(a)
+        elif not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+    shape = size_args(args, "new")
+    return _finish(np.zeros(shape, dtype.np), dtype, False, device)
+
+
+def legacy_tensor_constructor(cls, *args, **kwargs) -> Tensor:
+    """`torch.Tensor(...)`: the legacy constructor, creating default-dtype tensors."""
+    return legacy_new(dtypes.get_default_dtype(), args, kwargs)
+
+
+class _LegacyTypeMeta(type):
+    def __instancecheck__(cls, obj) -> bool:
+        return (
+            isinstance(obj, Tensor)
+            and obj._dtype is cls.dtype
+            and ((obj.device.type == "cuda") == cls.is_cuda)
+        )
+
+    def __repr__(cls) -> str:
+        return f"<class '{cls.__module__}.{cls.__name__}'>"
+
+
+def _legacy_type(dt: dtypes.DType, cuda: bool = False):
+    def new(cls, *args, **kwargs):
+        if cuda:
+            kwargs.setdefault("device", "cuda")
+        return legacy_new(dt, args, kwargs)
+
+    name = dt.legacy_name
+    cls = _LegacyTypeMeta(
+        name,
+        (),
+        {
+            "__new__": new,
+            "dtype": dt,
+            "is_cuda": cuda,
+            "__doc__": f"The legacy constructor for {dt} tensors.",
+        },
+    )
+    cls.__module__ = "torch.cuda" if cuda else "torch"
+    return cls
+
+
+FloatTensor = _legacy_type(dtypes.float32)
+DoubleTensor = _legacy_type(dtypes.float64)
+HalfTensor = _legacy_type(dtypes.float16)
+LongTensor = _legacy_type(dtypes.int64)
+IntTensor = _legacy_type(dtypes.int32)
+ShortTensor = _legacy_type(dtypes.int16)
+CharTensor = _legacy_type(dtypes.int8)
+ByteTensor = _legacy_type(dtypes.uint8)
+BoolTensor = _legacy_type(dtypes.bool_)
+LEGACY_TYPES = {
+    c.__name__: c
+    for c in (
+        FloatTensor,
+        DoubleTensor,
+        HalfTensor,
+        LongTensor,
+        IntTensor,
+        ShortTensor,
+        CharTensor,
+        ByteTensor,
+        BoolTensor,
+    )
+}
+CUDA_LEGACY_TYPES = {name: _legacy_type(c.dtype, cuda=True) for name, c in LEGACY_TYPES.items()}
+
+
+# -- tensor.new_* ------------------------------------------------------------------------------
+def _new_like(self: Tensor, shape, value, dtype, device, requires_grad):
+    dt = self._dtype if dtype is None else dtype
+    xp = array_module(self._data) if device is None else backend_for(device)
+    return _finish(xp.full(size_args(shape, "new"), value, dt.np), dt, requires_grad, device)
+
+
+def _new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    return _new_like(self, size, 1, dtype, device, requires_grad)
+
+
+def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    return _new_like(self, size, 0, dtype, device, requires_grad)
+
+
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    return _new_like(self, size, 0, dtype, device, requires_grad)
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **kw):
+    return _new_like(
+        self,
+        (size,) if not isinstance(size, (tuple, list)) else size,
+        fill_value,
+        dtype,
+        device,
+        requires_grad,
+    )
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **kw):
+    dt = self._dtype if dtype is None else dtype
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    return tensor(_to_nested(data), dtype=dt, device=device, requires_grad=requires_grad)
+
+
+Tensor.new_ones = _new_ones
+Tensor.new_zeros = _new_zeros
+Tensor.new_empty = _new_empty
+Tensor.new_full = _new_full
+Tensor.new_tensor = _new_tensor
+Tensor.new = lambda self, *args, **kw: legacy_new(self._dtype, args, kw)

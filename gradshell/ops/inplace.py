@@ -1,0 +1,362 @@
+"""In-place ops (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, and `out=`), with
+PyTorch's checks: no in-place change to a leaf that requires grad, version counting,
+and rebasing a non-leaf's history onto the new node."""
+
+from __future__ import annotations
+
+from gradshell.core import dtypes, events, grad_mode
+from gradshell.core.autograd import SavedTensor
+from gradshell.ops.base import (
+    Node,
+    Tensor,
+    array_module,
+    needs_grad,
+    record,
+    tensor_method,
+    wrap,
+)
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+
+
+def check_inplace(self: Tensor, *others) -> None:
+    """Raise PyTorch's error for in-place changes autograd cannot allow."""
+    if not grad_mode.state.enabled:
+        return
+    if self._requires_grad and self._grad_fn is None:
+        if self._base is not None:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+        raise RuntimeError(LEAF_INPLACE)
+    base = self._base
+    if base is not None and (
+        base._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    ):
+        if base._requires_grad and base._grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+        raise NotImplementedError(
+            "gradshell: in-place changes to a view of a tensor that requires grad are not "
+            "supported; write to the base tensor with indexing (y[0] = v) or use an "
+            "out-of-place op"
+        )
+
+
+def _can_cast(src: dtypes.DType, dst: dtypes.DType) -> bool:
+    return src.category <= dst.category
+
+
+_CAP = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _check_cast(res_dtype: dtypes.DType, self: Tensor) -> None:
+    if not _can_cast(res_dtype, self._dtype):
+        raise RuntimeError(
+            f"result type {_CAP[res_dtype.name]} can't be cast to the desired output type "
+            f"{_CAP[self._dtype.name]}"
+        )
+
+
+def _snapshot(self: Tensor) -> Tensor:
+    """The tensor's current value and graph position, as a separate tensor."""
+    old = wrap(array_module(self._data).array(self._data, copy=True), self._dtype)
+    if self._requires_grad:
+        old._requires_grad = True
+        old._grad_fn = self._grad_fn
+        old._output_nr = self._output_nr
+        if self._grad_fn is None:
+            # a leaf that requires grad (grad mode is off here or check_inplace raised)
+            old._accumulator = self._accumulator
+    return old
+
+
+def rebase(self: Tensor, res: Tensor) -> Tensor:
+    """Write `res` into `self`'s storage and make `res`'s node the new grad_fn of `self`."""
+    _check_cast(res._dtype, self)
+    data = self._data
+    src = res._data
+    if src.shape != data.shape:
+        xp = array_module(data)
+        try:
+            src = xp.broadcast_to(src, data.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the "
+                f"broadcast shape [{', '.join(map(str, src.shape))}]"
+            ) from None
+    data[...] = src
+    self._bump_version()
+    node = res._grad_fn
+    if node is not None:
+        self._grad_fn = node
+        self._requires_grad = True
+        self._output_nr = res._output_nr
+        saved = node._saved
+        if saved:
+            for st in saved.values():
+                if type(st) is SavedTensor and st.node is not None:
+                    st.data = self._data
+                    st.counter = self._counter()
+                    st.version = st.counter.value
+    return self
+
+
+def apply_inplace(self: Tensor, func, args: tuple, kwargs: dict, name: str = "") -> Tensor:
+    """Run the out-of-place `func(self, *args)` and store the result in `self`."""
+    check_inplace(self, *args)
+    if needs_grad(self, *args):
+        res = func(_snapshot(self), *args, **kwargs)
+    else:
+        res = func(self.detach() if self._requires_grad else self, *args, **kwargs)
+        if res is NotImplemented:
+            raise TypeError(f"{name}(): unsupported operand type {type(args[0]).__name__}")
+        res = wrap(res._data, res._dtype)
+    if res is NotImplemented:
+        raise TypeError(f"{name}(): unsupported operand type {type(args[0]).__name__}")
+    return rebase(self, res)
+
+
+def _fast_binary(self: Tensor, other, ufunc: str, name: str):
+    """The common no-grad case of add_/sub_/mul_/div_: compute straight into the storage."""
+    check_inplace(self, other)
+    if needs_grad(self, other):
+        return None
+    data = self._data
+    od = other._data if isinstance(other, Tensor) else other
+    res_dt = dtypes.result_type(self, other)
+    if ufunc == "true_divide" and res_dt.category != dtypes.FLOAT:
+        res_dt = dtypes.get_default_dtype()
+    _check_cast(res_dt, self)
+    if isinstance(other, Tensor) and other._data.shape != data.shape:
+        try:
+            array_module(data).broadcast_shapes(other._data.shape, data.shape)
+        except ValueError:
+            from gradshell.ops.arithmetic import _broadcast_fail
+
+            raise _broadcast_fail(self, other) from None
+        if array_module(data).broadcast_shapes(other._data.shape, data.shape) != data.shape:
+            raise RuntimeError(
+                f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the "
+                f"broadcast shape "
+                f"[{', '.join(map(str, array_module(data).broadcast_shapes(other._data.shape, data.shape)))}]"
+            )
+    getattr(array_module(data), ufunc)(data, od, out=data, casting="unsafe")
+    self._bump_version()
+    return self
+
+
+def _inplace_binary(opname: str, ufunc: str):
+    def method(self, other, *, alpha=1):
+        if alpha == 1:
+            done = _fast_binary(self, other, ufunc, opname + "_")
+            if done is not None:
+                return done
+        from gradshell.ops import arithmetic
+
+        func = getattr(arithmetic, opname)
+        kw = {"alpha": alpha} if opname in ("add", "sub") else {}
+        return apply_inplace(self, func, (other,), kw, opname + "_")
+
+    method.__name__ = opname + "_"
+    method.__doc__ = f"In-place {opname}."
+    return method
+
+
+Tensor.add_ = Tensor.__iadd__ = _inplace_binary("add", "add")
+Tensor.sub_ = Tensor.__isub__ = Tensor.subtract_ = _inplace_binary("sub", "subtract")
+Tensor.mul_ = Tensor.__imul__ = Tensor.multiply_ = _inplace_binary("mul", "multiply")
+Tensor.div_ = Tensor.__itruediv__ = Tensor.divide_ = _inplace_binary("div", "true_divide")
+
+
+@tensor_method("pow_", "__ipow__")
+def pow_(self, exponent):
+    """In-place power."""
+    from gradshell.ops.arithmetic import pow as pow_op
+
+    return apply_inplace(self, pow_op, (exponent,), {}, "pow_")
+
+
+@tensor_method("__ifloordiv__", "floor_divide_")
+def floor_divide_(self, other):
+    """In-place floor division."""
+    from gradshell.ops.arithmetic import floor_divide
+
+    return apply_inplace(self, floor_divide, (other,), {}, "floor_divide_")
+
+
+@tensor_method("__imod__", "remainder_")
+def remainder_(self, other):
+    """In-place remainder."""
+    from gradshell.ops.arithmetic import remainder
+
+    return apply_inplace(self, remainder, (other,), {}, "remainder_")
+
+
+@tensor_method("neg_", "negative_")
+def neg_(self):
+    """In-place negation."""
+    from gradshell.ops.arithmetic import neg
+
+    return apply_inplace(self, neg, (), {}, "neg_")
+
+
+class ZeroBackward0(Node):
+    """Zeroed values do not depend on the old ones: zero gradient."""
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+@tensor_method("zero_")
+def zero_(self):
+    """Fill with zeros in place."""
+    check_inplace(self)
+    listening = bool(events.active)
+    before = wrap(self._data.copy(), self._dtype) if listening else None
+    grad = needs_grad(self)
+    if grad:
+        old_edge_holder = _snapshot_graph(self)
+    self._data[...] = 0
+    self._bump_version()
+    if grad:
+        out = self
+        node = ZeroBackward0()
+        record(node, (old_edge_holder,), out)
+    if listening:
+        events.emit(events.GradZeroed(self, before))
+    return self
+
+
+def _snapshot_graph(self: Tensor) -> Tensor:
+    # Only the graph position is needed (the op saves nothing): skip copying the data.
+    old = wrap(self._data, self._dtype)
+    old._requires_grad = self._requires_grad
+    old._grad_fn = self._grad_fn
+    old._output_nr = self._output_nr
+    return old
+
+
+class FillBackward2(Node):
+    """Filled values do not depend on the old ones: zero gradient."""
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+class FillBackward3(Node):
+    """fill_(tensor value): zero for self, the summed gradient for the value."""
+
+    def backward(self, g):
+        return g * 0, g.sum()
+
+
+@tensor_method("fill_")
+def fill_(self, value):
+    """Fill with `value` in place."""
+    check_inplace(self, value)
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
+        v = value._data
+    else:
+        v = value
+    grad = needs_grad(self, value)
+    old = _snapshot_graph(self) if grad else None
+    self._data[...] = v
+    self._bump_version()
+    if grad:
+        if isinstance(value, Tensor):
+            record(FillBackward3(), (old, value), self)
+        else:
+            record(FillBackward2(), (old,), self)
+    return self
+
+
+class CopyBackwards(Node):
+    """copy_(src): zero for the old self, the gradient (summed to shape) for src."""
+
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"
+
+    def backward(self, g):
+        gs = None
+        if self.needs_src:
+            gs = g.to(self.src_dtype) if g._dtype is not self.src_dtype else g
+        return g * 0, gs
+
+
+@tensor_method("copy_")
+def copy_(self, src, non_blocking: bool = False):
+    """Copy `src`'s values (broadcast, converted) into this tensor."""
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+        )
+    check_inplace(self, src)
+    xp = array_module(self._data)
+    try:
+        data = xp.broadcast_to(src._data, self._data.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must match "
+            f"the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
+            "non-singleton dimension 0"
+        ) from None
+    grad = needs_grad(self, src)
+    old = _snapshot_graph(self) if grad else None
+    if type(src._data) is not type(self._data):
+        from gradshell.core.device import to_numpy
+
+        data = to_numpy(data) if type(self._data).__module__ == "numpy" else xp.asarray(data)
+    self._data[...] = data
+    self._bump_version()
+    if grad:
+        node = CopyBackwards()
+        node.needs_src = src._requires_grad
+        node.src_dtype = src._dtype
+        record(node, (old, src), self)
+    return self
+
+
+def write_out(out: Tensor, res: Tensor) -> Tensor:
+    """Store `res` in the `out=` tensor (resizing an empty one, as PyTorch does)."""
+    if res._requires_grad and grad_mode.state.enabled:
+        raise RuntimeError(
+            f"{_op_name(res)}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    _check_cast(res._dtype, out)
+    if out._data.shape != res._data.shape:
+        if out._data.size == 0:
+            out._data = array_module(out._data).empty(res._data.shape, out._dtype.np)
+        else:
+            raise RuntimeError(
+                f"output with shape [{', '.join(map(str, out._data.shape))}] doesn't match the "
+                f"broadcast shape [{', '.join(map(str, res._data.shape))}]"
+            )
+    out._data[...] = res._data
+    out._bump_version()
+    return out
+
+
+def _op_name(res: Tensor) -> str:
+    fn = res._grad_fn
+    if fn is None:
+        return "op"
+    import re
+
+    return re.sub(r"Backward\d*$", "", fn.name()).lower()

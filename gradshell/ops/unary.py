@@ -1,0 +1,525 @@
+"""Elementwise functions of one tensor (exp, log, sqrt, abs, trig, tanh, sigmoid, relu, ...)
+and `where`. Each op: its forward (an array function), its backward node, its names."""
+
+from __future__ import annotations
+
+from gradshell.core import dtypes
+from gradshell.ops.base import (
+    BOOL,
+    FLOAT,
+    Node,
+    Tensor,
+    array_module,
+    as_array,
+    binary_operands,
+    is_scalar,
+    needs_grad,
+    record,
+    tensor_method,
+    wrap,
+)
+
+
+def unary(x: Tensor, fname: str, node_cls=None, save: str | None = None, floating=True):
+    """Apply the array function `fname` to `x`, recording `node_cls` when grad is needed.
+
+    `save` is 'self' (the input) or 'result' (the output) for backward; `floating` promotes
+    integer inputs to the default float dtype, as PyTorch does for exp, log, sin, ...
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
+        )
+    data = x._data
+    dt = x._dtype
+    if floating and dt.category != FLOAT:
+        dt = dtypes.get_default_dtype()
+        data = data.astype(dt.np)
+    xp = array_module(data)
+    r = as_array(getattr(xp, fname)(data))
+    if r.dtype != dt.np:
+        r = r.astype(dt.np)
+    res = wrap(r, dt)
+    if node_cls is not None and needs_grad(x):
+        node = node_cls()
+        if save == "self":
+            node.save("self", x)
+        elif save == "result":
+            node.save("result", res, is_output=True)
+        record(node, (x,), res)
+    return res
+
+
+def _inplace(name: str):
+    def method(self, *args, **kwargs):
+        from gradshell.ops.inplace import apply_inplace
+
+        return apply_inplace(self, globals()[name], args, kwargs, name + "_")
+
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place {name}."
+    return method
+
+
+class ExpBackward0(Node):
+    """d exp(x)/dx = exp(x)."""
+
+    legacy_name_02 = "ExpBackward"
+
+    def backward(self, g):
+        return (g * self.saved("result"),)
+
+
+@tensor_method("exp")
+def exp(self):
+    """e ** self."""
+    return unary(self, "exp", ExpBackward0, "result")
+
+
+class Expm1Backward0(Node):
+    """d (exp(x)-1)/dx = exp(x) = result + 1."""
+
+    def backward(self, g):
+        return (g * (self.saved("result") + 1),)
+
+
+@tensor_method("expm1")
+def expm1(self):
+    """exp(self) - 1, accurate near 0."""
+    return unary(self, "expm1", Expm1Backward0, "result")
+
+
+class LogBackward0(Node):
+    """d log(x)/dx = 1/x."""
+
+    legacy_name_02 = "LogBackward"
+
+    def backward(self, g):
+        return (g / self.saved("self"),)
+
+
+@tensor_method("log")
+def log(self):
+    """Natural logarithm."""
+    return unary(self, "log", LogBackward0, "self")
+
+
+class Log2Backward0(Node):
+    """d log2(x)/dx = 1/(x ln 2)."""
+
+    def backward(self, g):
+        return (g / (self.saved("self") * 0.6931471805599453),)
+
+
+@tensor_method("log2")
+def log2(self):
+    """Base-2 logarithm."""
+    return unary(self, "log2", Log2Backward0, "self")
+
+
+class Log10Backward0(Node):
+    """d log10(x)/dx = 1/(x ln 10)."""
+
+    def backward(self, g):
+        return (g / (self.saved("self") * 2.302585092994046),)
+
+
+@tensor_method("log10")
+def log10(self):
+    """Base-10 logarithm."""
+    return unary(self, "log10", Log10Backward0, "self")
+
+
+class Log1PBackward0(Node):
+    """d log(1+x)/dx = 1/(1+x)."""
+
+    def backward(self, g):
+        return (g / (self.saved("self") + 1),)
+
+
+@tensor_method("log1p")
+def log1p(self):
+    """log(1 + self), accurate near 0."""
+    return unary(self, "log1p", Log1PBackward0, "self")
+
+
+class SqrtBackward0(Node):
+    """d sqrt(x)/dx = 1 / (2 sqrt(x))."""
+
+    legacy_name_02 = "SqrtBackward"
+
+    def backward(self, g):
+        return (g / (self.saved("result") * 2),)
+
+
+@tensor_method("sqrt")
+def sqrt(self):
+    """Square root."""
+    return unary(self, "sqrt", SqrtBackward0, "result")
+
+
+class RsqrtBackward0(Node):
+    """d x^(-1/2)/dx = -1/2 x^(-3/2) = -r³/2."""
+
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * (r * r * r) * -0.5,)
+
+
+@tensor_method("rsqrt")
+def rsqrt(self):
+    """1 / sqrt(self)."""
+    res = unary(self, "sqrt", None)
+    res._data = as_array(array_module(res._data).reciprocal(res._data))
+    if needs_grad(self):
+        node = RsqrtBackward0()
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+class ReciprocalBackward0(Node):
+    """d (1/x)/dx = -1/x²."""
+
+    legacy_name_02 = "ReciprocalBackward"
+
+    def backward(self, g):
+        r = self.saved("result")
+        return (-g * r * r,)
+
+
+@tensor_method("reciprocal")
+def reciprocal(self):
+    """1 / self."""
+    data = self._data
+    dt = self._dtype
+    if dt.category != FLOAT:
+        dt = dtypes.get_default_dtype()
+        data = data.astype(dt.np)
+    res = wrap(as_array(array_module(data).reciprocal(data)), dt)
+    if needs_grad(self):
+        node = ReciprocalBackward0()
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+class AbsBackward0(Node):
+    """d |x|/dx = sign(x)."""
+
+    legacy_name_02 = "AbsBackward"
+
+    def backward(self, g):
+        return (g * sign(self.saved("self")),)
+
+
+@tensor_method("abs", "absolute", "__abs__")
+def abs(self):  # noqa: A001 - PyTorch's name
+    """Absolute value."""
+    if self._dtype.category == BOOL:
+        raise RuntimeError("\"abs_cpu\" not implemented for 'Bool'")
+    return unary(self, "abs", AbsBackward0, "self", floating=False)
+
+
+class SignBackward0(Node):
+    """sign is flat almost everywhere: zero gradient."""
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+@tensor_method("sign")
+def sign(self):
+    """-1, 0 or 1 by the sign of each element."""
+    return unary(self, "sign", SignBackward0, None, floating=False)
+
+
+class SinBackward0(Node):
+    """d sin(x)/dx = cos(x)."""
+
+    legacy_name_02 = "SinBackward"
+
+    def backward(self, g):
+        return (g * cos(self.saved("self")),)
+
+
+@tensor_method("sin")
+def sin(self):
+    """Sine."""
+    return unary(self, "sin", SinBackward0, "self")
+
+
+class CosBackward0(Node):
+    """d cos(x)/dx = -sin(x)."""
+
+    legacy_name_02 = "CosBackward"
+
+    def backward(self, g):
+        return (g * -sin(self.saved("self")),)
+
+
+@tensor_method("cos")
+def cos(self):
+    """Cosine."""
+    return unary(self, "cos", CosBackward0, "self")
+
+
+class TanBackward0(Node):
+    """d tan(x)/dx = 1 + tan²(x)."""
+
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * (r * r + 1),)
+
+
+@tensor_method("tan")
+def tan(self):
+    """Tangent."""
+    return unary(self, "tan", TanBackward0, "result")
+
+
+class TanhBackward0(Node):
+    """d tanh(x)/dx = 1 - tanh²(x)."""
+
+    legacy_name_02 = "TanhBackward"
+
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * (1 - r * r),)
+
+
+@tensor_method("tanh")
+def tanh(self):
+    """Hyperbolic tangent."""
+    return unary(self, "tanh", TanhBackward0, "result")
+
+
+class SigmoidBackward0(Node):
+    """d σ(x)/dx = σ(x)(1 - σ(x))."""
+
+    legacy_name_02 = "SigmoidBackward"
+
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * (r * (1 - r)),)
+
+
+@tensor_method("sigmoid")
+def sigmoid(self):
+    """The logistic function 1 / (1 + e^-x)."""
+    x = self._data
+    dt = self._dtype
+    if dt.category != FLOAT:
+        dt = dtypes.get_default_dtype()
+        x = x.astype(dt.np)
+    xp = array_module(x)
+    # 1/(1+e^-x) overflows harmlessly to 0 for very negative x; e^-x = inf gives 1/inf = 0.
+    r = as_array(xp.reciprocal(xp.exp(xp.negative(x)) + 1).astype(dt.np, copy=False))
+    res = wrap(r, dt)
+    if needs_grad(self):
+        node = SigmoidBackward0()
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+class ReluBackward0(Node):
+    """d relu(x)/dx = 1 where x > 0, else 0."""
+
+    legacy_name_02 = "ThresholdBackward"
+    legacy_python = False
+
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * (r > 0),)
+
+
+@tensor_method("relu")
+def relu(self):
+    """max(x, 0)."""
+    if self._dtype.category == BOOL:
+        raise RuntimeError("\"clamp_min_scalar_cpu\" not implemented for 'Bool'")
+    xp = array_module(self._data)
+    res = wrap(as_array(xp.maximum(self._data, 0).astype(self._dtype.np, copy=False)), self._dtype)
+    if needs_grad(self):
+        node = ReluBackward0()
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+class _ZeroGrad(Node):
+    def backward(self, g):
+        return (g * 0,)
+
+
+class FloorBackward0(_ZeroGrad):
+    """floor is flat almost everywhere: zero gradient."""
+
+
+class CeilBackward0(_ZeroGrad):
+    """ceil is flat almost everywhere: zero gradient."""
+
+
+class RoundBackward0(_ZeroGrad):
+    """round is flat almost everywhere: zero gradient."""
+
+
+class TruncBackward0(_ZeroGrad):
+    """trunc is flat almost everywhere: zero gradient."""
+
+
+@tensor_method("floor")
+def floor(self):
+    """Round down to an integer value (same dtype)."""
+    if self._dtype.category != FLOAT:
+        return self.clone()
+    return unary(self, "floor", FloorBackward0, None, floating=False)
+
+
+@tensor_method("ceil")
+def ceil(self):
+    """Round up to an integer value (same dtype)."""
+    if self._dtype.category != FLOAT:
+        return self.clone()
+    return unary(self, "ceil", CeilBackward0, None, floating=False)
+
+
+@tensor_method("trunc", "fix")
+def trunc(self):
+    """Round towards zero (same dtype)."""
+    if self._dtype.category != FLOAT:
+        return self.clone()
+    return unary(self, "trunc", TruncBackward0, None, floating=False)
+
+
+@tensor_method("round")
+def round(self, *, decimals: int = 0):  # noqa: A001 - PyTorch's name
+    """Round half to even (as PyTorch and NumPy do)."""
+    if self._dtype.category != FLOAT:
+        return self.clone()
+    if decimals:
+        xp = array_module(self._data)
+        res = wrap(as_array(xp.round(self._data, decimals)), self._dtype)
+        if needs_grad(self):
+            record(RoundBackward1(), (self,), res)
+        return res
+    return unary(self, "rint", RoundBackward0, None, floating=False)
+
+
+class RoundBackward1(_ZeroGrad):
+    """round(decimals=n) is flat almost everywhere: zero gradient."""
+
+
+# -- where -------------------------------------------------------------------------------------
+class WhereBackward0(Node):
+    """d where(c, a, b): g where c for a, g where not c for b."""
+
+    def backward(self, g):
+        c = self.saved("condition")
+        zero = g * 0
+        ga = where(c, g, zero) if self.needs_a else None
+        gb = where(c, zero, g) if self.needs_b else None
+        return None, ga, gb
+
+
+def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
+    """Elements of `input` where `condition` holds, else of `other`."""
+    if input is None and other is None:
+        from gradshell.ops.indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor):
+        raise TypeError(
+            "where(): argument 'condition' (position 1) must be Tensor, not "
+            + type(condition).__name__
+        )
+    if condition._dtype.category != BOOL:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{_c10_cap(condition._dtype)}"
+        )
+    if isinstance(input, Tensor) or isinstance(other, Tensor):
+        a = input if isinstance(input, Tensor) else None
+        b = other if isinstance(other, Tensor) else None
+        if a is not None and b is not None:
+            dt = dtypes.result_type(a, b)
+        else:
+            t, s = (a, other) if a is not None else (b, input)
+            dt = dtypes.result_type(t, s)
+        ad, bd, _, xp = _where_operands(input, other, dt)
+    elif is_scalar(input) and is_scalar(other):
+        dt = dtypes.result_type(input, other)
+        import numpy as np
+
+        xp = array_module(condition._data)
+        ad, bd = np.asarray(input, dt.np), np.asarray(other, dt.np)
+    else:
+        raise TypeError("where(): expected Tensor or Number arguments")
+    try:
+        r = xp.where(condition._data, ad, bd)
+    except ValueError:
+        raise RuntimeError(
+            "The size of tensor a must match the size of tensor b (where arguments do not "
+            "broadcast)"
+        ) from None
+    res = wrap(as_array(r.astype(dt.np, copy=False)), dt)
+    if needs_grad(input, other):
+        node = WhereBackward0()
+        node.needs_a = isinstance(input, Tensor) and input._requires_grad
+        node.needs_b = isinstance(other, Tensor) and other._requires_grad
+        node.save("condition", condition)
+        record(node, (condition, input, other), res)
+    return res
+
+
+def _where_operands(a, b, dt):
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return binary_operands(a, b, dt)
+    if isinstance(a, Tensor):
+        ad, bd, _, xp = binary_operands(a, b, dt)
+        return ad, bd, dt, xp
+    bd, ad, _, xp = binary_operands(b, a, dt)
+    return ad, bd, dt, xp
+
+
+def _c10_cap(d) -> str:
+    return {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+    }[d.name]
+
+
+Tensor.where = lambda self, condition, other: where(condition, self, other)
+
+for _name in (
+    "exp",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "abs",
+    "sign",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+):
+    setattr(Tensor, _name + "_", _inplace(_name))

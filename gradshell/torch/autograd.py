@@ -1,0 +1,72 @@
+"""torch.autograd: backward, grad, Variable (the 0.3 API), grad modes."""
+
+from __future__ import annotations
+
+import warnings
+
+from gradshell.core.engine import backward, grad
+from gradshell.core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    no_grad,
+    set_grad_enabled,
+)
+from gradshell.core.tensor import Tensor
+
+__all__ = [
+    "Variable",
+    "backward",
+    "grad",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "set_detect_anomaly",
+    "detect_anomaly",
+]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The 0.3 wrapper: `Variable(t, requires_grad=True)` gives a tensor sharing t's data."""
+
+    def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
+        if volatile:
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        if data is None:
+            from gradshell.ops.creation import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        out = data.detach()
+        out._base = None
+        out._version_counter = None
+        out._legacy_variable = True
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
+
+
+class set_detect_anomaly:  # noqa: N801 - PyTorch's name
+    """Accepted for compatibility; gradshell's errors already name the failing node."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+detect_anomaly = set_detect_anomaly
