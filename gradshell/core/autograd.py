@@ -270,15 +270,25 @@ def needs_grad(*tensors) -> bool:
 def record(node: Node, inputs: tuple, output: Tensor, output_nr: int = 0) -> Tensor:
     """Make `node` the grad_fn of `output`, with edges to `inputs` (tensors or None)."""
     if output_nr == 0:
-        node.next_functions = tuple(edge(t) for t in inputs)
-        node._meta = tuple(
-            (t._data.shape, t._dtype) if isinstance(t, Tensor) and t._requires_grad else None
-            for t in inputs
-        )
+        edges = []
+        meta = []
+        for t in inputs:
+            if isinstance(t, Tensor) and t._requires_grad:
+                fn = t._grad_fn
+                edges.append((accumulator_of(t), 0) if fn is None else (fn, t._output_nr))
+                meta.append((t._data.shape, t._dtype))
+            else:
+                edges.append(_NO_EDGE)
+                meta.append(None)
+        node.next_functions = tuple(edges)
+        node._meta = tuple(meta)
     output._grad_fn = node
     output._requires_grad = True
     output._output_nr = output_nr
     return output
+
+
+_NO_EDGE = (None, 0)
 
 
 def emit_accumulated(call: int, t: Tensor, before, added, after) -> None:

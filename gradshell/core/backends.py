@@ -34,12 +34,12 @@ def cuda_available() -> bool:
     return _load_cupy() is not None
 
 
-class CudaUnavailable(AssertionError):
-    """Raised as PyTorch's CPU-only build raises, with gradshell's hint attached."""
-
-    def __init__(self) -> None:
-        super().__init__("Torch not compiled with CUDA enabled")
-        self.hint = CUDA_HINT
+def CudaUnavailable() -> AssertionError:  # noqa: N802 - reads as the exception it builds
+    """The error a CPU-only PyTorch raises for CUDA use, with gradshell's hint attached
+    (the shell prints `hint` after the message)."""
+    err = AssertionError("Torch not compiled with CUDA enabled")
+    err.hint = CUDA_HINT
+    return err
 
 
 def cuda_module(device: Device):

@@ -15,6 +15,7 @@ import weakref
 
 from gradshell.core import events, grad_mode
 from gradshell.core.autograd import AccumulateGrad, Node, edge
+from gradshell.core.device import array_module
 from gradshell.core.tensor import Tensor, wrap
 
 _calls = itertools.count(1)
@@ -73,9 +74,9 @@ def _make_grads(outputs: tuple, grads: tuple | None) -> tuple:
 
 
 def _ones_like(a):
-    from gradshell.core.device import array_module
-
-    return array_module(a).ones_like(a)
+    out = array_module(a).empty(a.shape, a.dtype)
+    out.fill(1)
+    return out
 
 
 def backward(
@@ -146,9 +147,7 @@ def grad(
 
 
 def _zeros_like(a):
-    from gradshell.core.device import array_module
-
-    return array_module(a).zeros_like(a)
+    return array_module(a).zeros(a.shape, a.dtype)
 
 
 class _Capture:
@@ -210,10 +209,13 @@ def run_backward(
     prev_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     error = None
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node, None) or [None] * node.num_outputs
+            node = heappop(ready)[2]
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * node.num_outputs
             if node._tensor_hooks is not None:
                 grads = _run_tensor_hooks(node, grads)
             if captures is not None:
@@ -229,34 +231,52 @@ def run_backward(
                 if accumulate and grads[0] is not None:
                     _accumulate_leaf(call, node.variable, grads[0], create_graph)
                 continue
-            if all(g is None for g in grads):
-                outs = (None,) * len(node.next_functions)
+            nexts = node.next_functions
+            if node.num_outputs == 1:
+                live = grads[0] is not None
             else:
-                if node.num_outputs > 1:
+                live = any(g is not None for g in grads)
+                if live:
                     grads = _materialize(node, grads)
+            if live:
                 if node._pre_hooks:
                     grads = _run_node_pre_hooks(node, grads)
                 outs = node.apply(grads)
                 if not retain_graph:
                     node.release()
-                outs = _validate(node, outs)
+                if len(outs) != len(nexts):
+                    raise RuntimeError(
+                        f"function {node.name()} returned an incorrect number of gradients "
+                        f"(expected {len(nexts)}, got {len(outs)})"
+                    )
                 if node._post_hooks:
                     outs = _run_node_post_hooks(node, outs, grads)
+            else:
+                outs = (None,) * len(nexts)
             if listening:
                 events.emit(events.NodeRun(call, node, tuple(grads), tuple(outs)))
-            for (nxt, nr), g in zip(node.next_functions, outs, strict=False):
+            meta = node._meta
+            for i, (nxt, nr) in enumerate(nexts):
                 if nxt is None:
                     continue
                 if needed is not None and nxt not in needed and nxt not in captures:
                     continue
+                g = outs[i]
                 if g is not None:
+                    m = meta[i] if meta is not None else None
+                    if m is not None and (g._data.shape != m[0] or g._dtype is not m[1]):
+                        g = _conform(node, i, g, m)
                     if listening:
                         events.emit(events.GradFlow(call, node, nxt, nr, g))
-                    _add_to_buffer(buffers, nxt, nr, g)
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.num_outputs
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
-                    heapq.heappush(ready, (-nxt._seq, next(order), nxt))
+                    heappush(ready, (-nxt._seq, next(order), nxt))
     except BaseException as e:
         error = e
         raise
@@ -329,36 +349,21 @@ def _materialize(node: Node, grads: list) -> list:
     return out
 
 
-def _validate(node: Node, outs: tuple) -> tuple:
-    meta = node._meta
-    if len(outs) != len(node.next_functions):
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(node.next_functions)}, got {len(outs)})"
-        )
-    fixed = None
-    for i, g in enumerate(outs):
-        if g is None:
-            continue
-        m = meta[i] if meta is not None else None
-        if m is None:
-            continue
-        shape, dtype = m
-        if g._data.shape != shape:
-            if not _expandable(shape, g._data.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
-                    f"[{', '.join(map(str, shape))}]"
-                )
-            g = g.sum_to_size(shape)
-        if g._dtype is not dtype:
-            g = g.to(dtype)
-        if g is not outs[i]:
-            if fixed is None:
-                fixed = list(outs)
-            fixed[i] = g
-    return outs if fixed is None else tuple(fixed)
+def _conform(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
+    """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype,
+    or raise PyTorch's error for a gradient of the wrong shape."""
+    shape, dtype = meta
+    if g._data.shape != shape:
+        if not _expandable(shape, g._data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]"
+            )
+        g = g.sum_to_size(shape)
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    return g
 
 
 def _expandable(shape: tuple, target: tuple) -> bool:
@@ -441,7 +446,7 @@ def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> 
         before._bump_version()
     else:
         leaf._grad = before + g
-    post = getattr(leaf, "_post_accumulate_hooks", None)
+    post = leaf._post_accumulate_hooks
     if post:
         for hook in list(post.values()):
             hook(leaf)

@@ -64,6 +64,7 @@ class Tensor:
     _is_inference = False
     _is_parameter = False
     _legacy_variable = False
+    _post_accumulate_hooks = None
     __array_priority__ = 1000  # so `ndarray + tensor` defers to Tensor.__radd__
 
     # -- construction -------------------------------------------------------------------------
@@ -391,9 +392,9 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves."""
-        from gradshell.core.engine import backward
+        from gradshell.core import engine
 
-        backward(
+        engine.backward(
             (self,),
             None if gradient is None else (gradient,),
             retain_graph=retain_graph,
@@ -405,7 +406,6 @@ class Tensor:
         """A tensor sharing this one's data and version counter, outside the graph."""
         out = wrap(self._data, self._dtype)
         out._version_counter = self._counter()
-        out._base = self if self._base is None else self._base
         return out
 
     def detach_(self) -> Tensor:

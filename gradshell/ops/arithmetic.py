@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 
-from gradshell.core import dtypes
+import numpy as np
+
+from gradshell.core import dtypes, grad_mode
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -47,6 +49,49 @@ def _apply(ufunc_name: str, a, b, dtype=None):
     return wrap(as_array(r), dt)
 
 
+_ndarray = np.ndarray
+
+
+def _fast(ufunc, a, b, floats_only: bool = False):
+    """The result for the common cases — NumPy tensors of one dtype, or a float tensor and a
+    Python int/float — without the general promotion machinery; None otherwise."""
+    ad = a._data
+    if ad.__class__ is not _ndarray:
+        return None
+    dt = a._dtype
+    if isinstance(b, Tensor):
+        bd = b._data
+        if b._dtype is not dt or bd.__class__ is not _ndarray:
+            return None
+        if floats_only and dt.category != FLOAT:
+            return None
+    else:
+        bc = b.__class__
+        if not (bc is float or bc is int) or dt.category != FLOAT:
+            return None
+        bd = b
+    try:
+        r = ufunc(ad, bd)
+    except ValueError:
+        raise _broadcast_fail(a, b) from None
+    if r.__class__ is not _ndarray:
+        r = np.asarray(r)
+    return _new(r, dt)
+
+
+def _new(data, dt):
+    t = object.__new__(Tensor)
+    t._data = data
+    t._dtype = dt
+    return t
+
+
+def _wants_grad(a, b) -> bool:
+    return grad_mode.state.enabled and (
+        a._requires_grad or (isinstance(b, Tensor) and b._requires_grad)
+    )
+
+
 def _check_other(other) -> bool:
     return isinstance(other, Tensor) or is_scalar(other)
 
@@ -66,11 +111,13 @@ class AddBackward0(Node):
 @tensor_method("add", "__add__", "__radd__")
 def add(self, other, *, alpha=1, out=None):
     """self + alpha * other, broadcasting."""
-    if not _check_other(other):
-        return NotImplemented
-    b = other if alpha == 1 else (other * alpha)
-    res = _apply("add", self, b)
-    if needs_grad(self, other):
+    res = _fast(np.add, self, other) if alpha == 1 and out is None else None
+    if res is None:
+        if not _check_other(other):
+            return NotImplemented
+        b = other if alpha == 1 else (other * alpha)
+        res = _apply("add", self, b)
+    if _wants_grad(self, other):
         node = AddBackward0()
         node.alpha = alpha
         if not isinstance(other, Tensor) or not isinstance(self, Tensor):
@@ -110,12 +157,14 @@ class SubBackward0(Node):
 @tensor_method("sub", "__sub__", "subtract")
 def sub(self, other, *, alpha=1, out=None):
     """self - alpha * other, broadcasting."""
-    if not _check_other(other):
-        return NotImplemented
-    _check_bool_sub(self, other)
-    b = other if alpha == 1 else (other * alpha)
-    res = _apply("subtract", self, b)
-    if needs_grad(self, other):
+    res = _fast(np.subtract, self, other, True) if alpha == 1 and out is None else None
+    if res is None:
+        if not _check_other(other):
+            return NotImplemented
+        _check_bool_sub(self, other)
+        b = other if alpha == 1 else (other * alpha)
+        res = _apply("subtract", self, b)
+    if _wants_grad(self, other):
         node = SubBackward0()
         node.alpha = alpha
         if not isinstance(other, Tensor):
@@ -175,10 +224,12 @@ class MulBackward0(Node):
 @tensor_method("mul", "__mul__", "__rmul__", "multiply")
 def mul(self, other, *, out=None):
     """self * other, broadcasting."""
-    if not _check_other(other):
-        return NotImplemented
-    res = _apply("multiply", self, other)
-    if needs_grad(self, other):
+    res = _fast(np.multiply, self, other) if out is None else None
+    if res is None:
+        if not _check_other(other):
+            return NotImplemented
+        res = _apply("multiply", self, other)
+    if _wants_grad(self, other):
         node = MulBackward0()
         a_rg = isinstance(self, Tensor) and self._requires_grad
         b_rg = isinstance(other, Tensor) and other._requires_grad
@@ -225,8 +276,10 @@ def div(self, other, *, rounding_mode=None, out=None):
         return NotImplemented
     if rounding_mode is not None:
         return _div_rounding(self, other, rounding_mode)
-    res = _apply("true_divide", self, other, _true_div_dtype(self, other))
-    if needs_grad(self, other):
+    res = _fast(np.true_divide, self, other, True) if out is None else None
+    if res is None:
+        res = _apply("true_divide", self, other, _true_div_dtype(self, other))
+    if _wants_grad(self, other):
         node = DivBackward0()
         a_rg = self._requires_grad
         b_rg = isinstance(other, Tensor) and other._requires_grad

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
-from gradshell.core import dtypes
+import numpy as np
+
+from gradshell.core import dtypes, grad_mode
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -37,13 +39,26 @@ def unsqueeze_to(g: Tensor, input_shape: tuple, dims: tuple | None, keepdim: boo
     return g.reshape(tuple(shape))
 
 
+def expand_grad(g: Tensor, shape: tuple, count: int = 1) -> Tensor:
+    """`g` broadcast to `shape` (and divided by `count`): the backward of sum and mean.
+
+    Without create_graph a plain broadcasting copy is enough (and much cheaper than
+    recording a view), so that is what runs then."""
+    if not grad_mode.state.enabled and g._data.__class__ is np.ndarray:
+        out = np.empty(shape, g._dtype.np)
+        out[...] = g._data if count == 1 else g._data / count
+        return wrap(out, g._dtype)
+    r = g.expand(shape)
+    return r if count == 1 else r / count
+
+
 class SumBackward0(Node):
     """Every element contributed once: expand the gradient back."""
 
     legacy_name_02 = "SumBackward"
 
     def backward(self, g):
-        return (g.expand(self.input_shape),)
+        return (expand_grad(g, self.input_shape),)
 
 
 class SumBackward1(Node):
@@ -53,7 +68,7 @@ class SumBackward1(Node):
 
     def backward(self, g):
         g = unsqueeze_to(g, self.input_shape, self.dims, self.keepdim)
-        return (g.expand(self.input_shape),)
+        return (expand_grad(g, self.input_shape),)
 
 
 def _sum_dtype(x: Tensor, dtype):
@@ -94,7 +109,7 @@ class MeanBackward0(Node):
     legacy_name_02 = "MeanBackward"
 
     def backward(self, g):
-        return (g.expand(self.input_shape) / self.count,)
+        return (expand_grad(g, self.input_shape, self.count),)
 
 
 class MeanBackward1(Node):
@@ -104,7 +119,7 @@ class MeanBackward1(Node):
 
     def backward(self, g):
         g = unsqueeze_to(g, self.input_shape, self.dims, self.keepdim)
-        return (g.expand(self.input_shape) / self.count,)
+        return (expand_grad(g, self.input_shape, self.count),)
 
 
 _C10 = {
@@ -130,7 +145,11 @@ def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
     dims = _dims_arg(dim, nd)
     xp = array_module(self._data)
     data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
-    r = as_array(xp.mean(data, axis=dims, keepdims=keepdim if dims is not None else False))
+    shp = data.shape
+    n = math.prod(shp[d] for d in dims) if dims is not None else data.size
+    kd = keepdim if dims is not None else False
+    r = as_array(xp.add.reduce(data, axis=dims, keepdims=kd))
+    r = as_array(r / n) if n else xp.full(r.shape, math.nan, dt.np)
     if dims is None and keepdim and dim is not None:
         r = r.reshape((1,) * nd)
     if r.dtype != dt.np:
