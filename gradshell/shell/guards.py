@@ -1,0 +1,544 @@
+"""The runtime guards that checked learner code is compiled to call.
+
+The transformer (`transform.py`) rewrites every attribute read, method call, call,
+subscript, attribute/item store and delete, arithmetic operator, f-string field,
+`with` item, class base and import of learner code into calls of the functions
+here. Each consults `policy` (an allow-list per type) and the resource limits before
+touching the real object. Learner code cannot name these functions: their names
+start with ``_gs_`` (no name mangling in class bodies) and the checker refuses names starting with ``_``.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from typing import Any
+
+from gradshell.shell import limits, policy
+from gradshell.shell.errors import Refused
+from gradshell.shell.formatting import BoundFormat, fstring_field, safe_str_format
+
+_FunctionType = types.FunctionType
+_MethodType = types.MethodType
+_BuiltinMethodType = types.BuiltinMethodType
+_inst_cache = policy._inst_cache
+_attr_allowed = policy.attr_allowed
+_call_allowed = policy.call_allowed
+
+
+class _NoNumpy:
+    """Stands in for numpy.ndarray until NumPy is loaded."""
+
+
+_ND: type = _NoNumpy
+_SEQ = (str, bytes, list, tuple)
+_INTS = (int, bool)
+
+
+def set_ndarray_type(nd: type) -> None:
+    """Tell the operator guards which type is NumPy's ndarray (done when NumPy loads)."""
+    global _ND
+    _ND = nd
+
+
+def type_name(tp: type) -> str:
+    """`int`, `numpy.ndarray`: how a type is named in messages."""
+    mod = getattr(tp, "__module__", None)
+    qual = getattr(tp, "__qualname__", getattr(tp, "__name__", "?"))
+    if mod in (None, "builtins", "__main__"):
+        return qual
+    return f"{mod}.{qual}"
+
+
+def _describe(obj: Any) -> str:
+    if isinstance(obj, type):
+        return f"class '{type_name(obj)}'"
+    if isinstance(obj, types.ModuleType):
+        return f"module '{obj.__name__}'"
+    return f"'{type_name(type(obj))}' objects"
+
+
+# --- substitutions: safe stand-ins for raw methods --------------------------------
+
+
+class SizedStrMethod:
+    """A str/bytes method whose result size is checked first (center, join, replace...)."""
+
+    __slots__ = ("obj", "name")
+
+    def __init__(self, obj: Any, name: str) -> None:
+        self.obj = obj
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _check_sized(self.obj, self.name, args, kwargs)
+        return getattr(self.obj, self.name)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
+
+
+class UnboundSizedStrMethod:
+    """`str.center` and friends reached through the class."""
+
+    __slots__ = ("cls", "name")
+
+    def __init__(self, cls: type, name: str) -> None:
+        self.cls = cls
+        self.name = name
+
+    def __call__(self, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(obj, self.cls):
+            return getattr(self.cls, self.name)(obj, *args, **kwargs)  # Python's TypeError
+        return SizedStrMethod(obj, self.name)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<method '{self.name}' of '{self.cls.__name__}' objects>"
+
+
+_WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill"})
+_SIZED = _WIDTH_METHODS | {"expandtabs", "join", "replace"}
+
+
+def _check_sized(obj: Any, name: str, args: tuple, kwargs: dict) -> None:
+    n = len(obj)
+    if name in _WIDTH_METHODS:
+        width = args[0] if args else kwargs.get("width", 0)
+        if isinstance(width, int):
+            limits.check_length(width, "this string")
+    elif name == "expandtabs":
+        size = args[0] if args else kwargs.get("tabsize", 8)
+        if isinstance(size, int) and size > 0:
+            limits.check_length(n + obj.count("\t" if isinstance(obj, str) else b"\t") * size)
+    elif name == "join" and args:
+        items = args[0]
+        if isinstance(items, list | tuple):
+            total = sum(len(x) for x in items if isinstance(x, str | bytes))
+            limits.check_length(total + n * max(len(items) - 1, 0), "this string")
+    elif name == "replace" and len(args) >= 2:
+        old, new = args[0], args[1]
+        if isinstance(old, str | bytes) and isinstance(new, str | bytes) and len(new) > len(old):
+            count = obj.count(old) if old else n + 1
+            limits.check_length(n + count * (len(new) - len(old)), "this string")
+
+
+#: (type, name) -> factory(obj) giving the safe stand-in for `obj.name`.
+REPLACEMENTS: dict[tuple[type, str], Any] = {}
+#: (class, name) -> the safe stand-in for `Class.name`.
+CLASS_REPLACEMENTS: dict[tuple[type, str], Any] = {}
+
+
+def register_replacement(
+    cls: type, name: str, factory: Any, class_value: Any | None = None
+) -> None:
+    """Serve `factory(obj)` for `obj.name` (and `class_value` for `cls.name`).
+
+    The raw method is never handed out: `policy` refuses it from now on.
+    """
+    REPLACEMENTS[(cls, name)] = factory
+    if class_value is not None:
+        CLASS_REPLACEMENTS[(cls, name)] = class_value
+    policy.REPLACED.add((cls, name))
+    policy.clear_caches()
+
+
+for _cls in (str, bytes):
+    for _name in _SIZED:
+        if hasattr(_cls, _name):
+            register_replacement(
+                _cls,
+                _name,
+                lambda obj, _n=_name: SizedStrMethod(obj, _n),
+                UnboundSizedStrMethod(_cls, _name),
+            )
+register_replacement(str, "format", BoundFormat, safe_str_format)
+policy.CALLABLE_TYPES.update({SizedStrMethod, UnboundSizedStrMethod})
+
+
+def _replacement(obj: Any, name: str) -> Any:
+    """The safe stand-in for a replaced method, or None."""
+    if isinstance(obj, type):
+        return CLASS_REPLACEMENTS.get((obj, name))
+    factory = REPLACEMENTS.get((type(obj), name))
+    if factory is None:
+        return None
+    return factory(obj)
+
+
+def readable(obj: Any, name: str) -> bool:
+    """May learner code read `obj.name` (directly or through a safe stand-in)?"""
+    if _attr_allowed(obj, name):
+        return True
+    return _replacement(obj, name) is not None
+
+
+# --- attributes -------------------------------------------------------------------
+
+
+def ga(obj: Any, name: str) -> Any:
+    """`obj.name` in learner code."""
+    if _inst_cache.get((type(obj), name)):
+        return getattr(obj, name)
+    if _attr_allowed(obj, name):
+        return getattr(obj, name)
+    sub = _replacement(obj, name)
+    if sub is not None:
+        return sub
+    raise refuse_attr(obj, name)
+
+
+def refuse_attr(obj: Any, name: str) -> Refused:
+    """The refusal for reading `obj.name`."""
+    if name.startswith("_"):
+        return Refused("attributes starting with '_' are not available here")
+    if isinstance(obj, types.ModuleType):
+        return Refused(f"'{obj.__name__}.{name}' is not available here")
+    return Refused(f"attribute '{name}' of {_describe(obj)} is not available here")
+
+
+def m(obj: Any, name: str) -> Any:
+    """`obj.name` about to be called: `obj.name(...)` in learner code."""
+    if _inst_cache.get((type(obj), name)):
+        value = getattr(obj, name)
+        tv = type(value)
+        if (tv is _MethodType or tv is _BuiltinMethodType) and value.__self__ is obj:
+            return value
+        return c(value)
+    return c(ga(obj, name))
+
+
+# --- calls ------------------------------------------------------------------------
+
+_SUBSTITUTE_CALLS: dict[int, tuple[Any, Any]] = {}
+
+
+def substitute_call(original: Any, replacement: Any) -> None:
+    """When learner code calls `original`, call `replacement` instead."""
+    _SUBSTITUTE_CALLS[id(original)] = (original, policy.expose(replacement))
+
+
+def c(f: Any) -> Any:
+    """The callee of a call in learner code: returns it if it may be called."""
+    if type(f) is _FunctionType and f.__globals__.get("__gs_learner__") is True:
+        return f
+    sub = _SUBSTITUTE_CALLS.get(id(f))
+    if sub is not None and sub[0] is f:
+        return sub[1]
+    if _call_allowed(f):
+        return f
+    raise Refused(f"calling {_describe_callable(f)} is not available here")
+
+
+def _describe_callable(f: Any) -> str:
+    if isinstance(f, type):
+        return f"class '{type_name(f)}'"
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if isinstance(name, str):
+        return f"'{name}'"
+    return f"'{type_name(type(f))}' objects"
+
+
+# --- subscripts -------------------------------------------------------------------
+
+
+def gi(obj: Any, key: Any) -> Any:
+    """`obj[key]` in learner code."""
+    if policy.getitem_allowed(obj):
+        return obj[key]
+    raise Refused(f"subscripting {_describe(obj)} is not available here")
+
+
+class Target:
+    """Stands for `obj` on the left of `=`, `del`, `for ... in`: guards the store."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        object.__setattr__(self, "_obj", obj)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        obj = self._obj
+        if not policy.setattr_allowed(obj, name):
+            raise Refused(f"setting attribute '{name}' of {_describe(obj)} is not available here")
+        setattr(obj, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        obj = self._obj
+        if not policy.setattr_allowed(obj, name):
+            raise Refused(f"deleting attribute '{name}' of {_describe(obj)} is not available here")
+        delattr(obj, name)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        obj = self._obj
+        if not policy.setitem_allowed(obj):
+            raise Refused(f"assigning into {_describe(obj)} is not available here")
+        obj[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        obj = self._obj
+        if not policy.setitem_allowed(obj):
+            raise Refused(f"deleting from {_describe(obj)} is not available here")
+        del obj[key]
+
+
+# --- operators --------------------------------------------------------------------
+
+
+def _nd_size(x: Any) -> int:
+    if type(x) is _ND:
+        return x.size
+    if isinstance(x, list | tuple):
+        return max(len(x), 1)
+    return 1
+
+
+def _check_broadcast(a: Any, b: Any) -> None:
+    na, nb = _nd_size(a), _nd_size(b)
+    if na * nb <= limits.CURRENT.max_elements:
+        return
+    import numpy as np
+
+    try:
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    except ValueError:
+        return  # NumPy will raise its own error
+    limits.check_elements(limits.numel_of(shape))
+
+
+def _check_matmul(a: Any, b: Any) -> None:
+    if type(a) is not _ND or type(b) is not _ND or a.ndim < 2 or b.ndim < 2:
+        return
+    rows = a.size // max(a.shape[-1], 1)
+    cols = b.shape[-1]
+    batch = max(b.size // max(b.shape[-1] * b.shape[-2], 1), 1)
+    limits.check_elements(rows * cols * batch)
+
+
+def add(a: Any, b: Any) -> Any:
+    """`a + b`."""
+    ta = type(a)
+    if ta in _SEQ and type(b) is ta:
+        limits.check_length(len(a) + len(b))
+    elif ta is _ND or type(b) is _ND:
+        _check_broadcast(a, b)
+    return a + b
+
+
+def mul(a: Any, b: Any) -> Any:
+    """`a * b`."""
+    ta, tb = type(a), type(b)
+    if ta in _INTS and tb in _INTS:
+        limits.check_int_bits(a.bit_length() + b.bit_length())
+    elif ta in _SEQ:
+        limits.check_repeat(a, b)
+    elif tb in _SEQ:
+        limits.check_repeat(b, a)
+    elif ta is _ND or tb is _ND:
+        _check_broadcast(a, b)
+    return a * b
+
+
+def pow_(a: Any, b: Any) -> Any:
+    """`a ** b`."""
+    limits.check_pow(a, b)
+    if type(a) is _ND or type(b) is _ND:
+        _check_broadcast(a, b)
+    return a**b
+
+
+def lshift(a: Any, b: Any) -> Any:
+    """`a << b`."""
+    if type(a) in _INTS and type(b) in _INTS and b > 0:
+        if b > limits.CURRENT.max_int_bits:
+            limits.check_int_bits(b)
+        limits.check_int_bits(a.bit_length() + b)
+    elif type(a) is _ND or type(b) is _ND:
+        _check_broadcast(a, b)
+    return a << b
+
+
+def mod(a: Any, b: Any) -> Any:
+    """`a % b` (string formatting included)."""
+    ta = type(a)
+    if ta is str or ta is bytes:
+        limits.check_percent_format(a, b)
+    elif ta is _ND or type(b) is _ND:
+        _check_broadcast(a, b)
+    return a % b
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """`a @ b`."""
+    _check_matmul(a, b)
+    return a @ b
+
+
+def _plain(op: Any) -> Any:
+    def guarded(a: Any, b: Any) -> Any:
+        if type(a) is _ND or type(b) is _ND:
+            _check_broadcast(a, b)
+        return op(a, b)
+
+    guarded.__name__ = op.__name__
+    guarded.__doc__ = f"`{op.__name__}` with NumPy's broadcast size checked."
+    return guarded
+
+
+sub = _plain(operator.sub)
+truediv = _plain(operator.truediv)
+floordiv = _plain(operator.floordiv)
+rshift = _plain(operator.rshift)
+and_ = _plain(operator.and_)
+or_ = _plain(operator.or_)
+xor = _plain(operator.xor)
+
+
+def _inplace(check: Any, op: Any) -> Any:
+    def guarded(a: Any, b: Any) -> Any:
+        check(a, b)
+        return op(a, b)
+
+    guarded.__name__ = op.__name__
+    return guarded
+
+
+def _check_add(a: Any, b: Any) -> None:
+    ta = type(a)
+    if ta in _SEQ and isinstance(b, str | bytes | list | tuple):
+        limits.check_length(len(a) + len(b))
+    elif ta is list:
+        try:
+            n = len(b)
+        except TypeError:
+            return
+        limits.check_length(len(a) + n)
+    elif ta is _ND or type(b) is _ND:
+        _check_broadcast(a, b)
+
+
+def _check_mul(a: Any, b: Any) -> None:
+    ta, tb = type(a), type(b)
+    if ta in _INTS and tb in _INTS:
+        limits.check_int_bits(a.bit_length() + b.bit_length())
+    elif ta in _SEQ:
+        limits.check_repeat(a, b)
+    elif tb in _SEQ:
+        limits.check_repeat(b, a)
+    elif ta is _ND or tb is _ND:
+        _check_broadcast(a, b)
+
+
+def _check_lshift(a: Any, b: Any) -> None:
+    if type(a) in _INTS and type(b) in _INTS and b > 0:
+        if b > limits.CURRENT.max_int_bits:
+            limits.check_int_bits(b)
+        limits.check_int_bits(a.bit_length() + b)
+
+
+def _check_mod(a: Any, b: Any) -> None:
+    if type(a) is str or type(a) is bytes:
+        limits.check_percent_format(a, b)
+
+
+def _check_nd(a: Any, b: Any) -> None:
+    if type(a) is _ND or type(b) is _ND:
+        _check_broadcast(a, b)
+
+
+iadd = _inplace(_check_add, operator.iadd)
+isub = _inplace(_check_nd, operator.isub)
+imul = _inplace(_check_mul, operator.imul)
+imatmul = _inplace(_check_matmul, operator.imatmul)
+itruediv = _inplace(_check_nd, operator.itruediv)
+ifloordiv = _inplace(_check_nd, operator.ifloordiv)
+imod = _inplace(_check_mod, operator.imod)
+ipow = _inplace(limits.check_pow, operator.ipow)
+ilshift = _inplace(_check_lshift, operator.ilshift)
+irshift = _inplace(_check_nd, operator.irshift)
+iand = _inplace(_check_nd, operator.iand)
+ior = _inplace(_check_nd, operator.ior)
+ixor = _inplace(_check_nd, operator.ixor)
+
+#: AST operator class name -> (binary guard, in-place guard)
+OPERATORS: dict[str, tuple[Any, Any]] = {
+    "Add": (add, iadd),
+    "Sub": (sub, isub),
+    "Mult": (mul, imul),
+    "MatMult": (matmul, imatmul),
+    "Div": (truediv, itruediv),
+    "FloorDiv": (floordiv, ifloordiv),
+    "Mod": (mod, imod),
+    "Pow": (pow_, ipow),
+    "LShift": (lshift, ilshift),
+    "RShift": (rshift, irshift),
+    "BitAnd": (and_, iand),
+    "BitOr": (or_, ior),
+    "BitXor": (xor, ixor),
+}
+_INPLACE_BY_NAME = {name: pair[1] for name, pair in OPERATORS.items()}
+
+
+def aug_attr(obj: Any, name: str, op: str, value: Any) -> None:
+    """`obj.name op= value`."""
+    current = ga(obj, name)
+    setattr(Target(obj), name, _INPLACE_BY_NAME[op](current, value))
+
+
+def aug_item(obj: Any, key: Any, op: str, value: Any) -> None:
+    """`obj[key] op= value`."""
+    current = gi(obj, key)
+    Target(obj)[key] = _INPLACE_BY_NAME[op](current, value)
+
+
+# --- everything else --------------------------------------------------------------
+
+fmt = fstring_field
+
+#: Types usable in `with` beyond gradshell's and the learner's (e.g. numpy.errstate).
+CONTEXT_TYPES: set[type] = set()
+
+
+def ctx(obj: Any) -> Any:
+    """The context manager of a `with` statement."""
+    tp = type(obj)
+    if tp in CONTEXT_TYPES:
+        return obj
+    for cls in tp.__mro__:
+        if policy.is_learner_class(cls) or policy.is_gradshell_class(cls):
+            return obj
+    raise Refused(f"'with' on {_describe(obj)} is not available here")
+
+
+def base(cls: Any) -> Any:
+    """A base class in a learner `class` statement."""
+    if policy.base_allowed(cls):
+        return cls
+    if isinstance(cls, type):
+        raise Refused(f"a class cannot inherit from '{type_name(cls)}' here")
+    raise Refused(f"a class cannot inherit from {_describe(cls)} here")
+
+
+def learner_class(cls: type) -> type:
+    """Registers a learner class (the last decorator of every learner `class`)."""
+    return policy.register_learner_class(cls)
+
+
+#: The names the transformed code calls, as they appear in its builtins.
+GUARD_NAMES: dict[str, Any] = {
+    "_gs_ga": ga,
+    "_gs_m": m,
+    "_gs_c": c,
+    "_gs_gi": gi,
+    "_gs_W": Target,
+    "_gs_aug_attr": aug_attr,
+    "_gs_aug_item": aug_item,
+    "_gs_fmt": fmt,
+    "_gs_ctx": ctx,
+    "_gs_base": base,
+    "_gs_cls": learner_class,
+    "_gs_slice": slice,
+    "_gs_Exception": Exception,
+}
+for _opname, (_binary, _inplace_fn) in OPERATORS.items():
+    GUARD_NAMES[f"_gs_{_opname}"] = _binary
+    GUARD_NAMES[f"_gs_i{_opname}"] = _inplace_fn

@@ -1,0 +1,215 @@
+"""Resource guards: integer size, sequence length, array size, format widths, time.
+
+The running session installs its limits in `CURRENT` before learner code runs; the
+guards read them from there. Checks happen *before* the work is done, so that
+`10**10**10` or `"x" * 10**10` is refused at once instead of exhausting the machine.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from gradshell.shell.errors import ResourceLimitError, StatementTimeout
+
+
+@dataclass
+class Limits:
+    """The limits of one session."""
+
+    max_elements: int = 10**8
+    max_int_bits: int = 100_000
+    max_format_width: int = 100_000
+
+
+CURRENT = Limits()
+
+_SEQUENCES = (str, bytes, list, tuple)
+
+
+def install(limits: Limits) -> None:
+    """Make `limits` the ones the guards enforce (and tell the core, if it listens)."""
+    global CURRENT
+    CURRENT = limits
+    try:
+        from gradshell.core import limits as core_limits
+    except ImportError:
+        return
+    target = getattr(core_limits, "limits", None)
+    if target is not None and hasattr(target, "max_elements"):
+        target.max_elements = limits.max_elements
+
+
+def _too_big(what: str, n: int, limit: int, unit: str) -> ResourceLimitError:
+    return ResourceLimitError(
+        f"{what} would have about {n:,} {unit}, over the limit of {limit:,} {unit}"
+    )
+
+
+def check_int_bits(bits: float) -> None:
+    """Refuse an integer result of more than `max_int_bits` bits."""
+    limit = CURRENT.max_int_bits
+    if bits > limit:
+        raise _too_big("this integer", int(bits), limit, "bits")
+
+
+def check_length(n: int, what: str = "this sequence") -> None:
+    """Refuse a sequence (str, list, tuple, bytes) of more than `max_elements` items."""
+    limit = CURRENT.max_elements
+    if n > limit:
+        raise _too_big(what, n, limit, "elements")
+
+
+def check_elements(n: int, what: str = "this array") -> None:
+    """Refuse an array of more than `max_elements` elements."""
+    limit = CURRENT.max_elements
+    if n > limit:
+        raise _too_big(what, n, limit, "elements")
+
+
+def numel_of(shape: Any) -> int:
+    """The number of elements of an array of `shape` (an int or a sequence of ints)."""
+    if shape is None:
+        return 1
+    if isinstance(shape, int):
+        return max(int(shape), 0)
+    try:
+        dims = [int(d) for d in shape]
+    except TypeError:
+        return 0
+    n = 1
+    for d in dims:
+        n *= max(d, 0)
+    return n
+
+
+def pow_bits(base: int, exp: int) -> float:
+    """An estimate of the bit length of ``base ** exp`` (both ints, exp >= 0)."""
+    a = abs(base)
+    if a <= 1:
+        return 1.0
+    return exp * math.log2(a)
+
+
+def check_pow(base: Any, exp: Any) -> None:
+    """Refuse int ** int whose result would be too large."""
+    if type(base) in (int, bool) and type(exp) in (int, bool) and exp > 0:
+        if abs(base) > 1 and exp > CURRENT.max_int_bits:
+            raise _too_big("this integer", exp, CURRENT.max_int_bits, "bits")
+        check_int_bits(pow_bits(base, exp))
+
+
+def check_repeat(seq: Any, times: Any) -> None:
+    """Refuse ``seq * times`` beyond the length limit."""
+    try:
+        n = int(times.__index__())
+    except (AttributeError, TypeError):
+        return
+    if n > 0:
+        check_length(len(seq) * n)
+
+
+# --- format specifications -------------------------------------------------------
+
+_SPEC = re.compile(r"^(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[_,]?(?:\.(\d+))?[a-zA-Z%]?$", re.S)
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?[a-zA-Z%]")
+
+
+def check_format_spec(spec: str) -> None:
+    """Refuse a format spec whose width or precision is over the limit."""
+    if not spec:
+        return
+    m = _SPEC.match(spec)
+    limit = CURRENT.max_format_width
+    if m is None:
+        # Let Python produce its own error, but never with a huge number in it.
+        for digits in re.findall(r"\d+", spec):
+            if len(digits) > 6 or int(digits) > limit:
+                raise ResourceLimitError(f"format width {digits} is over the limit of {limit:,}")
+        return
+    for group in m.groups():
+        if group and (len(group) > 7 or int(group) > limit):
+            raise ResourceLimitError(f"format width {group} is over the limit of {limit:,}")
+
+
+def check_percent_format(fmt: str | bytes, args: Any) -> None:
+    """Refuse ``fmt % args`` whose widths or precisions are over the limit."""
+    text = fmt.decode("latin-1") if isinstance(fmt, bytes) else fmt
+    if "%" not in text:
+        return
+    limit = CURRENT.max_format_width
+    star = False
+    for m in _PERCENT.finditer(text):
+        for group in m.groups():
+            if group == "*":
+                star = True
+            elif group and (len(group) > 7 or int(group) > limit):
+                raise ResourceLimitError(f"format width {group} is over the limit of {limit:,}")
+    if star:
+        values = args if isinstance(args, tuple) else (args,)
+        for v in values:
+            if type(v) is int and abs(v) > limit:
+                raise ResourceLimitError(f"format width {v} is over the limit of {limit:,}")
+
+
+# --- time limit ------------------------------------------------------------------
+
+
+def _raise_timeout(signum: int, frame: Any) -> None:
+    raise StatementTimeout()
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise StatementTimeout in the running code after `seconds` (None: no limit).
+
+    Uses SIGALRM on the main thread (and fires again every half second in case the
+    first one is swallowed by library code); elsewhere a watchdog thread raises the
+    exception asynchronously in the running thread.
+    """
+    if not seconds or seconds <= 0:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    with _watchdog(seconds):
+        yield
+
+
+@contextmanager
+def _watchdog(seconds: float) -> Iterator[None]:
+    import ctypes
+
+    target = threading.get_ident()
+    done = threading.Event()
+
+    def fire() -> None:
+        while not done.wait(seconds if not fired else 0.5):
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(target), ctypes.py_object(StatementTimeout)
+            )
+            fired.append(True)
+
+    fired: list[bool] = []
+    thread = threading.Thread(target=fire, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if fired:  # clear an exception that may still be pending
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), None)

@@ -1,0 +1,119 @@
+"""The builtins learner code sees: an allow-list of Python's, plus safe stand-ins.
+
+Left out: everything that reaches files, the OS or the interpreter (`open`,
+`eval`, `exec`, `compile`, `__import__`, `globals`, `vars`, `getattr`, `setattr`,
+`input`, `breakpoint`, ...). Stand-ins: `type` (one argument only), `format` and
+`pow` (size limits), `hasattr` and `dir` (answer by the allow-lists), `exit`/`quit`.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from gradshell.shell import guards, limits, policy
+from gradshell.shell.errors import Refused, SessionExit
+from gradshell.shell.formatting import safe_format
+
+_PLAIN = """
+abs all any ascii bin bool callable chr classmethod complex dict divmod enumerate filter
+float frozenset hash hex id int isinstance issubclass iter len list map max min next
+object oct ord print property range repr reversed round set slice sorted staticmethod
+str sum super tuple zip type NotImplemented Ellipsis True False None
+""".split()
+
+
+def _exception_names() -> list[str]:
+    out = []
+    for name in dir(builtins):
+        value = getattr(builtins, name)
+        if isinstance(value, type) and issubclass(value, Exception) and not name.startswith("_"):
+            out.append(name)
+    return out
+
+
+def _one_arg_type(*args: Any) -> type:
+    """`type(obj)`: the class of `obj` (the three-argument form is not offered)."""
+    if len(args) != 1:
+        raise Refused("type() with three arguments is not available here (use a class statement)")
+    return type(args[0])
+
+
+def safe_pow(base: Any, exp: Any, mod: Any = None) -> Any:
+    """`pow()` with the integer size limit."""
+    if mod is None:
+        limits.check_pow(base, exp)
+        return pow(base, exp)
+    return pow(base, exp, mod)
+
+
+def safe_hasattr(obj: Any, name: str, /) -> bool:
+    """`hasattr()`, answering False for names learner code may not read."""
+    if not isinstance(name, str):
+        raise TypeError("hasattr(): attribute name must be string")
+    if not guards.readable(obj, name):
+        return False
+    return hasattr(obj, name)
+
+
+class _Exit:
+    """`exit` / `quit`: calling it ends the session."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Use {self.name}() or Ctrl-D (i.e. EOF) to exit"
+
+    def __call__(self, code: Any = None) -> None:
+        raise SessionExit(0 if code is None else code if isinstance(code, int) else 1)
+
+
+policy.CALLABLE_TYPES.add(_Exit)
+
+
+def make_dir(namespace: dict[str, Any]) -> Any:
+    """The `dir()` builtin of a session: its variables, or an object's usable names."""
+
+    def dir(*args: Any) -> list[str]:  # noqa: A001 - the learner-facing name
+        """dir([object]) -> the names you can use (of the session, or of `object`)."""
+        if not args:
+            return sorted(k for k in namespace if not k.startswith("_") or k == "_")
+        if len(args) > 1:
+            raise TypeError(f"dir expected at most 1 argument, got {len(args)}")
+        obj = args[0]
+        names = set(policy.safe_dir(obj))
+        for name in _replaced_names(obj):
+            names.add(name)
+        return sorted(names)
+
+    return policy.expose(dir)
+
+
+def _replaced_names(obj: Any) -> list[str]:
+    tp = obj if isinstance(obj, type) else type(obj)
+    return [name for (cls, name) in guards.REPLACEMENTS if cls is tp]
+
+
+def base_builtins() -> dict[str, Any]:
+    """A fresh builtins dict for a safe session (without the session-bound entries)."""
+    table: dict[str, Any] = {}
+    for name in _PLAIN + _exception_names():
+        table[name] = getattr(builtins, name)
+    table["format"] = safe_format
+    table["pow"] = policy.expose(safe_pow)
+    table["hasattr"] = policy.expose(safe_hasattr)
+    table["exit"] = _Exit("exit")
+    table["quit"] = _Exit("quit")
+    table["__build_class__"] = builtins.__build_class__
+    # C code (numpy's lazy imports, PyImport_Import) finds `__import__` in the builtins of
+    # the running frame; learner code itself cannot name it.
+    table["__import__"] = builtins.__import__
+    table.update(guards.GUARD_NAMES)
+    for name, value in table.items():
+        if not name.startswith("__") and callable(value) and not isinstance(value, type):
+            policy.expose(value)
+    return table
+
+
+guards.substitute_call(type, _one_arg_type)

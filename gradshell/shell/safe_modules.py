@@ -1,0 +1,408 @@
+"""What `import math`, `import random` and `import numpy as np` give learner code.
+
+Each is a `SafeModule`: an object that holds exactly the names on its allow-list and
+nothing else, so there is nothing behind it to walk. NumPy's offer is array creation,
+math, dtypes, `linalg` and `random`; never its file, memory-mapping or C-level parts
+(`load`, `save`, `fromfile`, `memmap`, `ctypeslib`, `lib`, ...). Functions that allocate
+by a size argument are wrapped so the size is checked first.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from gradshell.shell import guards, limits, policy
+from gradshell.shell.errors import Refused
+
+
+class RefusedAttribute(Refused, AttributeError):
+    """A name a SafeModule does not offer (an AttributeError, so `getattr(m, n, d)` works)."""
+
+
+class SafeModule:
+    """A module as learner code sees it: only its allow-listed names."""
+
+    def __init__(self, name: str, exports: dict[str, Any], note: str = "") -> None:
+        object.__setattr__(self, "_gs_name", name)
+        object.__setattr__(self, "_gs_note", note)
+        for key, value in exports.items():
+            object.__setattr__(self, key, value)
+
+    def __getattr__(self, name: str) -> Any:
+        note = self._gs_note
+        raise RefusedAttribute(f"'{self._gs_name}.{name}' is not available here{note}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise Refused(f"setting '{self._gs_name}.{name}' is not available here")
+
+    def __delattr__(self, name: str) -> None:
+        raise Refused(f"deleting '{self._gs_name}.{name}' is not available here")
+
+    def __repr__(self) -> str:
+        return f"<module '{self._gs_name}'>"
+
+    def __dir__(self) -> list[str]:
+        return sorted(k for k in vars(self) if not k.startswith("_"))
+
+    def _gs_exports(self) -> list[str]:
+        return self.__dir__()
+
+    def _gs_items(self) -> Iterable[tuple[str, Any]]:
+        return [(k, v) for k, v in vars(self).items() if not k.startswith("_")]
+
+
+policy.OPEN_TYPES.add(SafeModule)
+
+
+class SizedCall:
+    """A function whose result size `estimate(*args, **kwargs)` is checked before it runs."""
+
+    __slots__ = ("fn", "estimate")
+
+    def __init__(self, fn: Callable[..., Any], estimate: Callable[..., int]) -> None:
+        self.fn = fn
+        self.estimate = estimate
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            n = self.estimate(*args, **kwargs)
+        except Exception:
+            n = 0  # bad arguments: let the function raise its own error
+        limits.check_elements(n)
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(self.fn)
+
+
+policy.CALLABLE_TYPES.add(SizedCall)
+
+
+def _wrap(fn: Callable[..., Any], estimate: Callable[..., int]) -> SizedCall:
+    """`fn` with the element count `estimate(*args, **kwargs)` checked before calling."""
+    return SizedCall(fn, estimate)
+
+
+def _expose_all(exports: dict[str, Any]) -> dict[str, Any]:
+    for value in exports.values():
+        if callable(value):
+            policy.expose(value)
+    return exports
+
+
+# --- math --------------------------------------------------------------------------
+
+
+def _factorial_bits(n: int) -> float:
+    return n * math.log2(n) if n > 1 else 1
+
+
+def _math_exports() -> dict[str, Any]:
+    names = [n for n in dir(math) if not n.startswith("_")]
+    exports = {n: getattr(math, n) for n in names}
+
+    def factorial(n: Any, /) -> int:
+        if isinstance(n, int) and n > 0:
+            limits.check_int_bits(_factorial_bits(n))
+        return math.factorial(n)
+
+    def comb(n: Any, k: Any, /) -> int:
+        if isinstance(n, int) and n > 0:
+            limits.check_int_bits(n)
+        return math.comb(n, k)
+
+    def perm(n: Any, k: Any = None, /) -> int:
+        if isinstance(n, int) and n > 1:
+            kk = n if k is None else k
+            if isinstance(kk, int) and kk > 0:
+                limits.check_int_bits(min(kk, n) * math.log2(n))
+        return math.perm(n, k)
+
+    def prod(iterable: Any, /, *, start: Any = 1) -> Any:
+        result = start
+        for item in iterable:
+            result = guards.mul(result, item)
+        return result
+
+    for fn in (factorial, comb, perm, prod):
+        fn.__doc__ = getattr(math, fn.__name__).__doc__
+        exports[fn.__name__] = fn
+    return _expose_all(exports)
+
+
+# --- random ------------------------------------------------------------------------
+
+_RANDOM_NAMES = (
+    "random randint uniform gauss normalvariate lognormvariate expovariate betavariate "
+    "gammavariate triangular vonmisesvariate paretovariate weibullvariate choice shuffle "
+    "sample seed randrange"
+).split()
+
+
+def _random_exports() -> dict[str, Any]:
+    exports = {n: getattr(random, n) for n in _RANDOM_NAMES}
+
+    def getrandbits(k: int, /) -> int:
+        limits.check_int_bits(k)
+        return random.getrandbits(k)
+
+    def choices(population: Any, weights: Any = None, *, cum_weights: Any = None, k: int = 1):
+        limits.check_length(k)
+        return random.choices(population, weights, cum_weights=cum_weights, k=k)
+
+    getrandbits.__doc__ = random.getrandbits.__doc__
+    choices.__doc__ = random.choices.__doc__
+    exports["getrandbits"] = getrandbits
+    exports["choices"] = choices
+    return _expose_all(exports)
+
+
+# --- numpy -------------------------------------------------------------------------
+
+_NP_FUNCTIONS = """
+asanyarray ascontiguousarray copy reshape ravel transpose swapaxes moveaxis squeeze
+expand_dims concatenate stack vstack hstack dstack column_stack split array_split hsplit
+vsplit flip fliplr flipud roll rot90 where clip sort argsort argmax argmin max min amax
+amin maximum minimum fmax fmin sum prod mean average median std var cumsum cumprod diff
+dot vdot matmul inner trace abs absolute fabs sign sqrt cbrt square exp expm1 exp2 log
+log2 log10 log1p sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh
+arctanh floor ceil round around rint trunc fix add subtract multiply divide true_divide
+floor_divide power float_power mod remainder fmod negative positive reciprocal allclose
+isclose array_equal array_equiv isnan isinf isfinite isneginf isposinf nan_to_num nansum
+nanmean nanmax nanmin nanstd nanvar all any count_nonzero nonzero flatnonzero unique
+argwhere shape size ndim atleast_1d atleast_2d atleast_3d broadcast_shapes deg2rad rad2deg
+degrees radians hypot logical_and logical_or logical_not logical_xor equal not_equal less
+greater less_equal greater_equal cross heaviside sinc percentile quantile interp
+searchsorted triu tril take append insert delete ptp result_type promote_types can_cast
+isscalar iscomplexobj isrealobj real imag conj conjugate angle gcd lcm
+set_printoptions get_printoptions
+""".split()
+
+_NP_TYPES = """
+dtype finfo iinfo ndarray generic number integer signedinteger unsignedinteger inexact
+floating complexfloating bool_ bool float16 float32 float64 half single double longdouble
+int8 int16 int32 int64 intp uint8 uint16 uint32 uint64 uintp complex64 complex128 errstate
+""".split()
+
+_NP_CONSTANTS = "pi e inf nan newaxis euler_gamma".split()
+
+_NDARRAY_ATTRS = frozenset(
+    """T all any argmax argmin argpartition argsort astype clip compress conj conjugate copy
+    cumprod cumsum diagonal dot dtype fill flat flatten imag item itemsize max mean min mT
+    nbytes ndim nonzero partition prod ptp put ravel real reshape round searchsorted shape
+    size sort squeeze std strides sum swapaxes take tobytes tolist trace transpose var
+    view""".split()
+)
+
+_LINALG_NAMES = """
+norm inv det solve eig eigh eigvals eigvalsh svd qr matrix_rank pinv cholesky lstsq
+matrix_power slogdet cond multi_dot LinAlgError
+""".split()
+
+#: numpy.random functions and the position of their `size` argument (-1: `*dims`).
+_NP_RANDOM_SIZE = {
+    "rand": -1,
+    "randn": -1,
+    "random": 0,
+    "random_sample": 0,
+    "ranf": 0,
+    "sample": 0,
+    "standard_normal": 0,
+    "randint": 2,
+    "normal": 2,
+    "uniform": 2,
+    "choice": 1,
+    "exponential": 1,
+    "poisson": 1,
+    "binomial": 2,
+    "beta": 2,
+    "gamma": 2,
+}
+_GENERATOR_SIZE = {
+    "random": 0,
+    "standard_normal": 0,
+    "integers": 2,
+    "normal": 2,
+    "uniform": 2,
+    "choice": 1,
+    "exponential": 1,
+    "poisson": 1,
+    "binomial": 2,
+    "beta": 2,
+    "gamma": 2,
+}
+_GENERATOR_ATTRS = frozenset([*_GENERATOR_SIZE, "permutation", "shuffle", "permuted"])
+
+
+def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
+    if len(args) > index:
+        return args[index]
+    return kwargs.get(name, default)
+
+
+def _size_at(index: int) -> Callable[..., int]:
+    if index < 0:
+        return lambda *args, **kwargs: limits.numel_of(args)
+    return lambda *args, **kwargs: limits.numel_of(_arg(args, kwargs, index, "size"))
+
+
+def _arange_count(*args: Any, **kwargs: Any) -> int:
+    if len(args) == 1 and "stop" not in kwargs:
+        start, stop, step = 0, args[0], kwargs.get("step", 1)
+    else:
+        start = _arg(args, kwargs, 0, "start", 0)
+        stop = _arg(args, kwargs, 1, "stop")
+        step = _arg(args, kwargs, 2, "step", 1)
+    if stop is None or not step:
+        return 0
+    return max(math.ceil((float(stop) - float(start)) / float(step)), 0)
+
+
+def _numpy_exports() -> dict[str, Any]:
+    import numpy as np
+
+    guards.set_ndarray_type(np.ndarray)
+    size = np.size
+
+    def numel(x: Any) -> int:
+        if isinstance(x, range):
+            return len(x)
+        return int(size(x)) if isinstance(x, np.ndarray) else 1
+
+    def like(fn_name: str) -> Callable[..., Any]:
+        return _wrap(
+            getattr(np, fn_name),
+            lambda *a, **k: limits.numel_of(k["shape"]) if k.get("shape") is not None else 0,
+        )
+
+    exports: dict[str, Any] = {}
+    for name in _NP_FUNCTIONS:
+        if hasattr(np, name):
+            exports[name] = getattr(np, name)
+    for name in _NP_TYPES + _NP_CONSTANTS:
+        if hasattr(np, name):
+            exports[name] = getattr(np, name)
+
+    shape0 = lambda *a, **k: limits.numel_of(_arg(a, k, 0, "shape"))  # noqa: E731
+    sized = {
+        "zeros": shape0,
+        "ones": shape0,
+        "empty": shape0,
+        "full": shape0,
+        "eye": lambda *a, **k: (
+            int(_arg(a, k, 0, "N")) * int(_arg(a, k, 1, "M") or _arg(a, k, 0, "N"))
+        ),
+        "identity": lambda *a, **k: int(_arg(a, k, 0, "n")) ** 2,
+        "tri": lambda *a, **k: (
+            int(_arg(a, k, 0, "N")) * int(_arg(a, k, 1, "M") or _arg(a, k, 0, "N"))
+        ),
+        "arange": _arange_count,
+        "linspace": lambda *a, **k: int(_arg(a, k, 2, "num", 50)),
+        "logspace": lambda *a, **k: int(_arg(a, k, 2, "num", 50)),
+        "geomspace": lambda *a, **k: int(_arg(a, k, 2, "num", 50)),
+        "tile": lambda *a, **k: numel(np.asarray(a[0])) * limits.numel_of(_arg(a, k, 1, "reps")),
+        "repeat": lambda *a, **k: int(size(a[0])) * int(np.max(_arg(a, k, 1, "repeats"))),
+        "kron": lambda a, b: int(size(a)) * int(size(b)),
+        "outer": lambda a, b, *r, **k: int(size(a)) * int(size(b)),
+        "meshgrid": lambda *xs, **k: math.prod(int(size(x)) for x in xs) * max(len(xs), 1),
+        "diag": lambda v, *r, **k: int(size(v)) ** 2 if np.ndim(v) == 1 else 0,
+        "diagflat": lambda v, *r, **k: int(size(v)) ** 2,
+        "resize": lambda a, new_shape: limits.numel_of(new_shape),
+        "broadcast_to": lambda a, shape, *r, **k: limits.numel_of(shape),
+        "broadcast_arrays": lambda *xs, **k: limits.numel_of(
+            np.broadcast_shapes(*(np.shape(x) for x in xs))
+        ),
+        "array": lambda *a, **k: numel(a[0]) if a else 0,
+        "asarray": lambda *a, **k: numel(a[0]) if a else 0,
+    }
+    for name, estimate in sized.items():
+        exports[name] = _wrap(getattr(np, name), estimate)
+    for name in ("zeros_like", "ones_like", "empty_like", "full_like"):
+        exports[name] = like(name)
+
+    rnd = {}
+    for name, pos in _NP_RANDOM_SIZE.items():
+        rnd[name] = _wrap(getattr(np.random, name), _size_at(pos))
+    rnd["permutation"] = _wrap(np.random.permutation, lambda x: int(x) if isinstance(x, int) else 0)
+    rnd["shuffle"] = np.random.shuffle
+    rnd["seed"] = np.random.seed
+    rnd["default_rng"] = np.random.default_rng
+    exports["random"] = SafeModule("numpy.random", _expose_all(rnd), _NP_NOTE)
+    linalg = {n: getattr(np.linalg, n) for n in _LINALG_NAMES if hasattr(np.linalg, n)}
+    exports["linalg"] = SafeModule("numpy.linalg", _expose_all(linalg), _NP_NOTE)
+
+    _register_numpy_types(np)
+    return _expose_all(exports)
+
+
+_NP_NOTE = " (gradshell offers NumPy's arrays, math, dtypes, linalg and random)"
+
+
+def _register_numpy_types(np: Any) -> None:
+    scalar_attrs = frozenset(n for n in _NDARRAY_ATTRS if hasattr(np.generic, n)) | {
+        "is_integer",
+        "as_integer_ratio",
+    }
+    policy.EXTRA_ATTRS.update(
+        {
+            np.ndarray: _NDARRAY_ATTRS,
+            np.generic: scalar_attrs,
+            np.dtype: frozenset(
+                """name itemsize kind char str type shape ndim byteorder names fields descr
+                base subdtype alignment isbuiltin isnative num hasobject""".split()
+            ),
+            np.finfo: frozenset(
+                """bits eps epsneg max min tiny smallest_normal resolution precision dtype
+                machep negep maxexp minexp iexp""".split()
+            ),
+            np.iinfo: frozenset({"bits", "max", "min", "dtype", "kind"}),
+            np.ufunc: frozenset(
+                {"reduce", "accumulate", "outer", "at", "reduceat", "nin", "nout", "nargs"}
+                | {"ntypes", "types", "identity", "signature"}
+            ),
+            np.flatiter: frozenset({"index", "coords", "copy"}),
+            np.random.Generator: _GENERATOR_ATTRS,
+        }
+    )
+    policy.EXTRA_GETITEM.update({np.ndarray, np.flatiter})
+    policy.EXTRA_SETITEM.update({np.ndarray, np.flatiter})
+    policy.EXTRA_CONSTRUCTORS.update(
+        t for name in _NP_TYPES if isinstance(t := getattr(np, name, None), type)
+    )
+    policy.EXTRA_CONSTRUCTORS.discard(np.ndarray)
+    policy.EXTRA_CONSTRUCTORS.discard(np.generic)
+    guards.CONTEXT_TYPES.add(np.errstate)
+    for name, pos in _GENERATOR_SIZE.items():
+        guards.register_replacement(
+            np.random.Generator,
+            name,
+            lambda gen, _n=name, _p=pos: _wrap(getattr(gen, _n), _size_at(_p)),
+        )
+    policy.clear_caches()
+
+
+# --- the table ---------------------------------------------------------------------
+
+_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
+    "math": _math_exports,
+    "random": _random_exports,
+    "numpy": _numpy_exports,
+}
+_CACHE: dict[str, SafeModule] = {}
+
+
+def safe_module(name: str) -> SafeModule:
+    """The learner's view of module `name` ('math', 'random', 'numpy')."""
+    module = _CACHE.get(name)
+    if module is None:
+        note = _NP_NOTE if name == "numpy" else ""
+        module = _CACHE[name] = SafeModule(name, _BUILDERS[name](), note)
+    return module
+
+
+def has_safe_module(name: str) -> bool:
+    """True if `name` is a module this file offers."""
+    return name in _BUILDERS

@@ -1,0 +1,469 @@
+"""A learner's session: namespace, settings, and `run_cell` (parse, check, guard, run).
+
+`Session.run_cell(source)` never raises: bad input of any kind yields a clear message
+in the result's `output`, and the session goes on with its variables intact.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import codeop
+import io
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType
+from typing import Any, TextIO
+
+from gradshell.shell import checker, display, limits, transform
+from gradshell.shell.errors import Refused, SessionExit, StatementTimeout
+from gradshell.shell.tracebacks import (
+    SourceMap,
+    WarningPrinter,
+    format_exception,
+    format_syntax_error,
+    innermost_learner_line,
+    install_warning_printer,
+)
+
+STYLES = ("modern", "legacy")
+PROMPTS = ("python", "ipython")
+
+
+@dataclass
+class CellResult:
+    """What one cell produced."""
+
+    output: str
+    """Exactly what the learner sees on the torch channel (prints, values, warnings, errors)."""
+    visual: str
+    """The visual channel (panels from gradshell.viz); never compared by transcripts."""
+    error: BaseException | None
+    """The exception the learner's code raised (or the refusal), if any."""
+    exit_code: int | None = None
+    """Set when the learner called `exit()` / `quit()`."""
+
+
+@dataclass
+class HistoryEntry:
+    """One input of the session and what it printed."""
+
+    count: int
+    source: str
+    output: str
+    record: bool = True  # part of a saved transcript
+
+
+class _Capture(io.TextIOBase):
+    """Collects what learner code prints, and mirrors it live to a stream if given."""
+
+    def __init__(self, live: TextIO | None) -> None:
+        self.parts: list[str] = []
+        self.live = live
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.parts.append(text)
+        if self.live is not None:
+            self.live.write(text)
+            self.live.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        if self.live is not None:
+            self.live.flush()
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+
+#: Called with every new Session (plugins such as gradshell.viz subscribe here).
+_SESSION_HOOKS: list[Callable[[Session], None]] = []
+_PLUGINS_LOADED = False
+#: Optional modules that extend the shell: each may define `setup_shell()`.
+PLUGIN_MODULES = ("gradshell.viz",)
+
+
+def register_session_hook(hook: Callable[[Session], None]) -> None:
+    """Call `hook(session)` for every Session created from now on."""
+    _SESSION_HOOKS.append(hook)
+
+
+def _load_plugins() -> None:
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    import importlib
+
+    for name in PLUGIN_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except Exception:
+            continue
+        setup = getattr(module, "setup_shell", None)
+        if callable(setup):
+            try:
+                setup()
+            except Exception:
+                continue
+
+
+class Session:
+    """One learner's shell session."""
+
+    def __init__(
+        self,
+        *,
+        style: str = "modern",
+        prompt: str = "python",
+        unsafe: bool = False,
+        viz: bool = True,
+        time_limit: float | None = None,
+        max_elements: int = 10**8,
+        stream: TextIO | None = None,
+        filename: str = "<stdin>",
+    ) -> None:
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, not {style!r}")
+        if prompt not in PROMPTS:
+            raise ValueError(f"prompt must be one of {PROMPTS}, not {prompt!r}")
+        self.style = style
+        self.prompt = prompt
+        self.unsafe = unsafe
+        self.viz = viz
+        self.time_limit = time_limit
+        self.limits = limits.Limits(max_elements=max_elements)
+        self.stream = stream
+        self.filename = filename
+        self.execution_count = 0
+        self.history: list[HistoryEntry] = []
+        self.sources = SourceMap()
+        self.after_cell: list[Callable[[Session, CellResult], str | None]] = []
+        self._warning_registry: set[tuple] = set()
+        self._visual: list[str] = []
+        self._capture: _Capture | None = None
+        self._nested_errors: list[BaseException] = []
+        self.namespace: dict[str, Any] = {}
+        self._builtins = self._make_builtins()
+        self._init_namespace()
+        if viz:
+            _load_plugins()
+        for hook in list(_SESSION_HOOKS):
+            try:
+                hook(self)
+            except Exception:
+                continue
+
+    # -- setup ---------------------------------------------------------------------
+    def _make_builtins(self) -> dict[str, Any]:
+        if self.unsafe:
+            from gradshell.shell.imports import unsafe_import
+
+            table = dict(vars(builtins))
+            table["__import__"] = unsafe_import
+        else:
+            from gradshell.shell import imports, safe_builtins
+
+            table = safe_builtins.base_builtins()
+            table.update(imports.GUARD_NAMES)
+            table["dir"] = safe_builtins.make_dir(self.namespace)
+        table["_gs_display"] = self._display
+        return table
+
+    def _init_namespace(self) -> None:
+        ns = self.namespace
+        ns.clear()
+        ns["__name__"] = "__main__"
+        ns["__doc__"] = None
+        ns["__builtins__"] = self._builtins
+        ns["__gs_learner__"] = True
+
+    def reset(self) -> None:
+        """Forget every variable (`%reset`)."""
+        self._init_namespace()
+
+    def set_style(self, style: str) -> None:
+        """Switch the print style ('modern' or 'legacy')."""
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {', '.join(STYLES)}")
+        self.style = style
+        self._apply_style(force=True)
+
+    def set_prompt(self, prompt: str) -> None:
+        """Switch the prompt style ('python' or 'ipython')."""
+        if prompt not in PROMPTS:
+            raise ValueError(f"prompt must be one of {', '.join(PROMPTS)}")
+        self.prompt = prompt
+
+    def _apply_style(self, force: bool = False) -> None:
+        if "gradshell.printing" not in sys.modules and self.style == "modern" and not force:
+            return  # the printers start in the modern style
+        try:
+            from gradshell.printing import set_print_style
+        except ImportError:
+            return
+        set_print_style(self.style)
+
+    # -- prompts -------------------------------------------------------------------
+    def ps1(self) -> str:
+        """The prompt for a new input."""
+        if self.prompt == "ipython":
+            return f"In [{self.execution_count + 1}]: "
+        return ">>> "
+
+    def ps2(self) -> str:
+        """The prompt for a continuation line."""
+        if self.prompt == "ipython":
+            return " " * (len(self.ps1()) - 5) + "...: "
+        return "... "
+
+    # -- channels ------------------------------------------------------------------
+    def show_visual(self, text: str) -> None:
+        """Add text to the visual channel of the running cell."""
+        if text:
+            self._visual.append(text if text.endswith("\n") else text + "\n")
+
+    def write(self, text: str) -> None:
+        """Add text to the output channel of the running cell (for magics and hooks)."""
+        if self._capture is not None:
+            self._capture.write(text)
+
+    def _display(self, value: Any) -> None:
+        if value is None:
+            return
+        if self.prompt == "ipython":
+            text = display.ipython_out(value, self.execution_count)
+        else:
+            text = display.python_form(value) + "\n"
+        self.write(text)
+        self.namespace["_"] = value
+
+    # -- completeness --------------------------------------------------------------
+    def is_complete(self, source: str) -> bool:
+        """Is this (possibly multi-line) input finished, as Python's REPL decides?
+
+        Unclosed brackets, strings and block headers need more lines; a compound
+        statement (`for`, `def`, ...) ends with an empty line; a syntax error is
+        complete (it is reported when run); magics are one line.
+        """
+        if source.lstrip().startswith("%"):
+            return True
+        if not source.strip():
+            return True
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                code = codeop.compile_command(source, "<stdin>", "exec")
+            except (SyntaxError, ValueError, OverflowError):
+                return True
+        if code is None:
+            return False
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return True
+        if not tree.body:
+            return True
+        last_line = source.split("\n")[-1]
+        compound = isinstance(
+            tree.body[-1],
+            ast.If | ast.For | ast.While | ast.With | ast.Try | ast.FunctionDef | ast.ClassDef,
+        ) or (len(source.split("\n")) > 1 and last_line[:1] in (" ", "\t"))
+        if compound:
+            return not last_line.strip() and source.count("\n") >= 1
+        return True
+
+    # -- running -------------------------------------------------------------------
+    def run_cell(self, source: str, *, display: bool = True) -> CellResult:
+        """Run one input (a statement, a block, several statements, or a %magic)."""
+        if source.strip():
+            self.execution_count += 1
+        if source.lstrip().startswith("%"):
+            return self._run_magic(source)
+        rule = "none"
+        if display:
+            rule = "last" if self.prompt == "ipython" else "all"
+            if rule == "last" and _ends_with_semicolon(source):
+                rule = "none"
+        result = self._execute(source, rule=rule, filename=self.filename)
+        self.history.append(HistoryEntry(self.execution_count, source, result.output))
+        return result
+
+    def run_script(self, source: str, filename: str) -> CellResult:
+        """Run a whole program (a file or `-c` text) as Python runs scripts: no displays."""
+        self.execution_count += 1
+        return self._execute(source, rule="none", filename=filename)
+
+    def _execute(self, source: str, *, rule: str, filename: str) -> CellResult:
+        capture = _Capture(self.stream)
+        outer_capture, self._capture = self._capture, capture
+        outer_visual, self._visual = self._visual, []
+        error: BaseException | None = None
+        exit_code: int | None = None
+        saved_out, saved_err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = capture  # type: ignore[assignment]
+        try:
+            try:
+                error = self._run_source(source, rule, filename, capture)
+            except SessionExit as stop:
+                exit_code = stop.code
+            except KeyboardInterrupt as exc:  # arrived outside learner code
+                capture.write("KeyboardInterrupt\n")
+                error = exc
+        finally:
+            sys.stdout, sys.stderr = saved_out, saved_err
+            self._capture = outer_capture
+        result = CellResult(capture.getvalue(), "", error, exit_code)
+        for hook in list(self.after_cell):
+            try:
+                text = hook(self, result)
+            except Exception:
+                continue
+            if text:
+                self.show_visual(text)
+        result.visual = "".join(self._visual)
+        self._visual = outer_visual
+        if outer_capture is not None:  # a nested run (a magic running code): record it
+            outer_capture.parts.append(result.output)  # already shown live, if live
+            if result.visual:
+                self._visual.append(result.visual)
+            if error is not None:
+                self._nested_errors.append(error)
+            if exit_code is not None:
+                raise SessionExit(exit_code)
+        return result
+
+    def run_code(self, source: str) -> CellResult:
+        """Run code for a magic, inside the current cell (shown with the cell's rules)."""
+        rule = "last" if self.prompt == "ipython" else "all"
+        return self._execute(source, rule=rule, filename=self.filename)
+
+    def _compile(self, source: str, rule: str, filename: str) -> list[CodeType]:
+        """Parse, check, guard and compile `source`; raises SyntaxError or Refused."""
+        checker.check_source_size(source)
+        tree = ast.parse(source, filename=filename)
+        if not self.unsafe:
+            checker.check(tree)
+            transform.guard(tree)
+        transform.add_displays(tree, rule)
+        transform.finish(tree)
+        internal = self.sources.add(filename, source)
+        codes = []
+        for stmt in tree.body:
+            module = ast.Module(body=[stmt], type_ignores=[])
+            try:
+                codes.append(compile(module, internal, "exec", dont_inherit=True))
+            except SyntaxError as exc:
+                exc.filename = filename
+                if exc.lineno and not exc.text:
+                    lines = source.splitlines()
+                    if 0 < exc.lineno <= len(lines):
+                        exc.text = lines[exc.lineno - 1] + "\n"
+                raise
+        return codes
+
+    def _run_source(self, source: str, rule: str, filename: str, out: _Capture) -> Any:
+        limits.install(self.limits)
+        self._apply_style()
+        try:
+            codes = self._compile(source, rule, filename)
+        except Refused as exc:
+            out.write(exc.line() + "\n")
+            return exc
+        except SyntaxError as exc:
+            out.write(format_syntax_error(exc))
+            return exc
+        except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+            # e.g. null bytes in the source, or code nested too deeply for the parser
+            message = str(exc) or type(exc).__name__
+            out.write(f"SyntaxError: {message}\n")
+            return exc
+        ns = self.namespace
+        printer = WarningPrinter(self.sources, out, self._warning_registry)
+        with install_warning_printer(printer):
+            for code in codes:
+                try:
+                    with limits.time_limit(self.time_limit):
+                        exec(code, ns)
+                except SessionExit:
+                    raise
+                except StatementTimeout as exc:
+                    line = innermost_learner_line(exc, self.sources)
+                    where = f" (line {line})" if line else ""
+                    out.write(
+                        f"gradshell: stopped after {self.time_limit:g} s, the time limit "
+                        f"for one statement{where}\n"
+                    )
+                    return exc
+                except BaseException as exc:  # noqa: BLE001 - the learner's error, shown
+                    if isinstance(exc, MemoryError | RecursionError):
+                        _release_memory()
+                    out.write(format_exception(exc, self.sources))
+                    return exc
+                finally:
+                    if "gradshell.core.limits" in sys.modules:
+                        limits.install(self.limits)
+        return None
+
+    def _run_magic(self, source: str) -> CellResult:
+        from gradshell.shell import magics
+
+        capture = _Capture(self.stream)
+        outer, self._capture = self._capture, capture
+        outer_visual, self._visual = self._visual, []
+        error: BaseException | None = None
+        exit_code = None
+        record = True
+        outer_errors, self._nested_errors = self._nested_errors, []
+        try:
+            record, error = magics.run_magic(self, source.strip())
+            if error is None and self._nested_errors:
+                error = self._nested_errors[0]
+        except SessionExit as stop:
+            exit_code = stop.code
+        except KeyboardInterrupt as exc:
+            capture.write("KeyboardInterrupt\n")
+            error = exc
+        except Exception as exc:  # a broken magic must not end the session
+            capture.write(f"gradshell: {source.strip().split()[0]} failed: {exc}\n")
+            error = exc
+        finally:
+            self._capture = outer
+            self._nested_errors = outer_errors
+        result = CellResult(capture.getvalue(), "".join(self._visual), error, exit_code)
+        self._visual = outer_visual
+        self.history.append(HistoryEntry(self.execution_count, source, result.output, record))
+        return result
+
+    # -- introspection -------------------------------------------------------------
+    def variables(self) -> dict[str, Any]:
+        """The learner's variables (names not starting with '_')."""
+        return {k: v for k, v in self.namespace.items() if not k.startswith("_")}
+
+
+def _ends_with_semicolon(source: str) -> bool:
+    lines = [line for line in source.rstrip().splitlines() if line.strip()]
+    if not lines:
+        return False
+    last = lines[-1].split("#", 1)[0].rstrip()
+    return last.endswith(";")
+
+
+def _release_memory() -> None:
+    import gc
+
+    gc.collect()
+
+
+__all__ = ["CellResult", "HistoryEntry", "Session", "register_session_hook"]
