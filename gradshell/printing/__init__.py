@@ -10,6 +10,7 @@ node `__repr__` to `node_repr`. This package imports nothing from the shell or t
 from gradshell.printing.legacy import legacy_repr, legacy_tensor_str
 from gradshell.printing.modern import modern_repr
 from gradshell.printing.options import (
+    add_style_listener,
     get_print_style,
     get_printoptions,
     print_style,
@@ -28,6 +29,7 @@ from gradshell.printing.reprs import (
 )
 
 __all__ = [
+    "add_style_listener",
     "get_print_style",
     "get_printoptions",
     "legacy_repr",

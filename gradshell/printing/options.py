@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 STYLES = ("modern", "legacy")
@@ -101,12 +101,33 @@ def reset_printoptions() -> None:
     _restore({**_DEFAULTS, "sci_mode": None})
 
 
+_style_listeners: list[Callable[[str], None]] = []
+
+
+def add_style_listener(listener: Callable[[str], None]) -> Callable[[], None]:
+    """Call `listener(style)` now and after every style change; returns a remover.
+
+    The print style is also the era switch: the core follows it (e.g. 0.2's backward
+    semantics in the legacy style) by listening here, so printing need not know the core.
+    """
+    _style_listeners.append(listener)
+    listener(_style)
+
+    def remove() -> None:
+        if listener in _style_listeners:
+            _style_listeners.remove(listener)
+
+    return remove
+
+
 def set_print_style(style: str) -> None:
     """Print tensors in the 'modern' (PyTorch 2.13) or 'legacy' (PyTorch 0.2/0.3) style."""
     global _style
     if style not in STYLES:
         raise ValueError(f"unknown print style {style!r}: expected 'modern' or 'legacy'")
     _style = style
+    for listener in tuple(_style_listeners):
+        listener(style)
 
 
 def get_print_style() -> str:

@@ -1,8 +1,14 @@
 """Shared fixtures: every printing test starts from PyTorch's defaults in the modern style."""
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from gradshell.printing import reset_printoptions, set_print_style
+# The test double lives next to the tests; make it importable in every pytest import mode.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from gradshell.printing import reset_printoptions, set_print_style  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

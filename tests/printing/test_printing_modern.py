@@ -383,3 +383,15 @@ def test_containers_use_element_reprs():
     a, b = make([1.0]), make([2], dtypes.int32)
     assert repr((a, b)) == "(tensor([1.]), tensor([2], dtype=torch.int32))"
     assert str([a]) == "[tensor([1.])]"
+
+
+def test_style_listeners_follow_every_change():
+    from gradshell.printing import add_style_listener
+
+    seen = []
+    remove = add_style_listener(seen.append)
+    set_print_style("legacy")
+    set_print_style("modern")
+    remove()
+    set_print_style("legacy")
+    assert seen == ["modern", "legacy", "modern"]
