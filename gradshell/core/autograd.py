@@ -90,10 +90,10 @@ class SavedTensor:
         desc = f"[{typename} [{', '.join(str(s) for s in shape)}]]"
         if fn is not None:
             name = re.sub(r"Backward\d*$", "", fn.name())
-            desc += f", which is output {self.output_nr} of {name}"
+            desc += f", which is output {self.output_nr} of {name},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: {desc}, is at version {self.counter.value}; expected version "
+            f"inplace operation: {desc} is at version {self.counter.value}; expected version "
             f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
             "check_nan=False)."

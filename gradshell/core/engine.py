@@ -34,10 +34,8 @@ def _as_tuple(x) -> tuple:
 def _make_grads(outputs: tuple, grads: tuple | None) -> tuple:
     if grads is None:
         grads = (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad_tensors has {len(grads)} tensors but tensors has {len(outputs)}")
     made = []
-    for i, (out, g) in enumerate(zip(outputs, grads, strict=True)):
+    for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
         if not isinstance(out, Tensor):
             raise TypeError(
                 f"backward(): argument 'tensors' must be tuple of Tensors, not {type(out).__name__}"
@@ -93,6 +91,8 @@ def backward(
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     grads = _make_grads(roots, None if grad_tensors is None else _as_tuple(grad_tensors))
+    if len(grads) != len(roots):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(roots)} tensors")
     if retain_graph is None:
         retain_graph = create_graph
     run_backward(roots, grads, retain_graph, create_graph, inputs, accumulate=True)
@@ -121,6 +121,11 @@ def grad(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but "
             "got: allow_unused=False."
         )
+    for i, t in enumerate(outs):
+        if isinstance(t, Tensor) and not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
     for t in ins:
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -439,7 +444,12 @@ def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> 
     listening = bool(events.active)
     snapshot = before.detach().clone() if (listening and before is not None) else None
     if before is None:
-        new = g.clone() if create_graph else wrap(g._data.copy(), g._dtype)
+        if create_graph:
+            # PyTorch copies into a fresh tensor, so the new .grad hangs off CopyBackwards
+            new = wrap(array_module(g._data).zeros(g._data.shape, g._dtype.np), g._dtype)
+            new.copy_(g)
+        else:
+            new = wrap(g._data.copy(), g._dtype)
         leaf._grad = new
     elif not create_graph:
         before._data += g._data

@@ -15,6 +15,7 @@ import numpy as np
 
 from gradshell.core import dtypes, events
 from gradshell.core.device import array_module, device_of, to_numpy
+from gradshell.core.grad_mode import state as _grad_state
 from gradshell.core.size import Size
 
 NON_LEAF_GRAD_WARNING = (
@@ -43,6 +44,8 @@ def wrap(data, dtype: dtypes.DType | None = None) -> Tensor:
         dtype = dtypes.from_numpy(data.dtype)
     t._data = data
     t._dtype = dtype
+    if _grad_state.inference:
+        t._is_inference = True
     return t
 
 
@@ -296,15 +299,21 @@ class Tensor:
 
     def _set_requires_grad(self, value: bool, how: str) -> None:
         if self._grad_fn is not None:
-            if value:
+            if value and how == "requires_grad_":
                 return
+            if value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
         if value and self._dtype.category != dtypes.FLOAT:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+                if how == "requires_grad"
+                else "only Tensors of floating point dtype can require gradients"
+            )
         if value and self._is_inference:
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
@@ -344,14 +353,19 @@ class Tensor:
                 )
             if value._dtype is not self._dtype:
                 raise RuntimeError(
-                    "attempting to assign a gradient with dtype '"
-                    + _c10_name(value._dtype)
-                    + "' to a tensor with dtype '"
-                    + _c10_name(self._dtype)
-                    + "'. Please ensure that the gradient and the tensor have the same dtype"
+                    f"attempting to assign a gradient with dtype '{_c10_name(value._dtype)}' to "
+                    f"a tensor with grad_dtype '{_CAP_NAMES[self._dtype.name]}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype). You "
+                    "can set the tensor's grad_dtype attribute with a specific dtype, or None to "
+                    "allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match."
                 )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
             if value.device != self.device:
                 raise RuntimeError("assigned grad has data located on a different device")
         before = self._grad
@@ -396,7 +410,7 @@ class Tensor:
 
         engine.backward(
             (self,),
-            None if gradient is None else (gradient,),
+            gradient,
             retain_graph=retain_graph,
             create_graph=create_graph,
             inputs=inputs,
@@ -452,6 +466,19 @@ class Tensor:
         return strided
 
 
+_CAP_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
 def _c10_name(d: dtypes.DType) -> str:
     return {
         "float32": "float",
@@ -494,6 +521,8 @@ def wrap_dim(dim: int, ndim: int) -> int:
 
 class RemovableHandle:
     """Returned by register_hook; `.remove()` unregisters the hook."""
+
+    __module__ = "torch.utils.hooks"  # so its repr reads as PyTorch's
 
     _next_id = 0
 

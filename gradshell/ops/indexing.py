@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core import dtypes
+from gradshell.core import dtypes, grad_mode
 from gradshell.core.autograd import settings
 from gradshell.ops import shape as shape_ops
 from gradshell.ops.base import (
@@ -20,7 +20,7 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
-from gradshell.ops.inplace import _snapshot_graph, check_inplace
+from gradshell.ops.inplace import VIEW_OF_LEAF_INPLACE, _snapshot_graph, check_inplace
 
 _INDEX_DTYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
 
@@ -296,8 +296,10 @@ def _np_key(t: Tensor, key):
 
 def setitem(self: Tensor, key, value) -> None:
     """self[key] = value (a number or a tensor broadcast to the indexed shape)."""
-    check_inplace(self, value)
     np_key, advanced = _np_key(self, key)
+    if not advanced and self._requires_grad and self._grad_fn is None and grad_mode.state.enabled:
+        raise RuntimeError(VIEW_OF_LEAF_INPLACE)  # PyTorch writes through a view of the leaf
+    check_inplace(self, value)
     if isinstance(value, Tensor):
         v = value._data  # cast silently to self's dtype, as PyTorch does in index assignment
         if type(v) is not type(self._data):

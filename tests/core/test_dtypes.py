@@ -36,16 +36,17 @@ def test_tensor_scalar_result_type(real_torch, name, scalar, zero_dim):
     shape = () if zero_dim else (2,)
     ours = gtorch.ones(shape, dtype=getattr(gtorch, name))
     theirs = real_torch.ones(shape, dtype=getattr(real_torch, name))
-    assert repr(dtypes.result_type(ours, scalar)) == repr(
-        real_torch.result_type(theirs, scalar)
-    )
+    assert repr(dtypes.result_type(ours, scalar)) == repr(real_torch.result_type(theirs, scalar))
 
 
 @pytest.mark.parametrize("a,b", list(itertools.product(NAMES, NAMES)))
 def test_zero_dim_vs_dimensioned(real_torch, a, b):
-    ours = dtypes.result_type(gtorch.ones((), dtype=getattr(gtorch, a)), gtorch.ones(2, dtype=getattr(gtorch, b)))
+    ours = dtypes.result_type(
+        gtorch.ones((), dtype=getattr(gtorch, a)), gtorch.ones(2, dtype=getattr(gtorch, b))
+    )
     theirs = real_torch.result_type(
-        real_torch.ones((), dtype=getattr(real_torch, a)), real_torch.ones(2, dtype=getattr(real_torch, b))
+        real_torch.ones((), dtype=getattr(real_torch, a)),
+        real_torch.ones(2, dtype=getattr(real_torch, b)),
     )
     assert repr(ours) == repr(theirs)
 

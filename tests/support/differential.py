@@ -58,7 +58,7 @@ def _close(a, b, rtol: float, atol: float) -> bool:
             return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
         return bool(np.array_equal(a, b))
     if isinstance(a, tuple) and isinstance(b, tuple) or isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y, rtol, atol) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_close(x, y, rtol, atol) for x, y in zip(a, b, strict=False))
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=rtol, abs_tol=atol) or (math.isnan(a) and math.isnan(b))
     return a == b
