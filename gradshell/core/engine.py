@@ -450,6 +450,7 @@ def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> 
             new.copy_(g)
         else:
             new = wrap(g._data.copy(), g._dtype)
+        new._legacy_variable = True  # in 0.3, .grad was a Variable
         leaf._grad = new
     elif not create_graph:
         before._data += g._data
