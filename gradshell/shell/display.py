@@ -52,7 +52,8 @@ def _single(value: Any) -> str:
         except (TypeError, ValueError):
             sig = "(...)"
         return f"<function {_type_name_of_function(value)}{sig}>"
-    text = repr(value)
+    # IPython shows a repr line by line (so a trailing newline disappears).
+    text = "\n".join(repr(value).splitlines())
     m = _DEFAULT_REPR.match(text)
     if m is not None:
         return f"<{m.group(1)} at {m.group(2)}>"

@@ -57,11 +57,23 @@ class HistoryEntry:
 
 
 class _Capture(io.TextIOBase):
-    """Collects what learner code prints, and mirrors it live to a stream if given."""
+    """Collects what learner code prints, and mirrors it live to a stream if given.
 
-    def __init__(self, live: TextIO | None) -> None:
+    Errors and warnings are mirrored to `live_err` when given (scripts send them to
+    stderr, as Python does); the collected text keeps everything in order.
+    """
+
+    def __init__(self, live: TextIO | None, live_err: TextIO | None = None) -> None:
         self.parts: list[str] = []
         self.live = live
+        self.live_err = live_err if live_err is not None else live
+
+    def write_error(self, text: str) -> None:
+        """Record error text; mirror it to the error stream."""
+        self.parts.append(text)
+        if self.live_err is not None:
+            self.live_err.write(text)
+            self.live_err.flush()
 
     def writable(self) -> bool:
         return True
@@ -132,6 +144,7 @@ class Session:
         time_limit: float | None = None,
         max_elements: int = 10**8,
         stream: TextIO | None = None,
+        error_stream: TextIO | None = None,
         filename: str = "<stdin>",
     ) -> None:
         if style not in STYLES:
@@ -145,6 +158,7 @@ class Session:
         self.time_limit = time_limit
         self.limits = limits.Limits(max_elements=max_elements)
         self.stream = stream
+        self.error_stream = error_stream
         self.filename = filename
         self.execution_count = 0
         self.history: list[HistoryEntry] = []
@@ -306,7 +320,7 @@ class Session:
         return self._execute(source, rule="none", filename=filename)
 
     def _execute(self, source: str, *, rule: str, filename: str) -> CellResult:
-        capture = _Capture(self.stream)
+        capture = _Capture(self.stream, self.error_stream)
         outer_capture, self._capture = self._capture, capture
         outer_visual, self._visual = self._visual, []
         error: BaseException | None = None
@@ -319,7 +333,7 @@ class Session:
             except SessionExit as stop:
                 exit_code = stop.code
             except KeyboardInterrupt as exc:  # arrived outside learner code
-                capture.write("KeyboardInterrupt\n")
+                capture.write_error("KeyboardInterrupt\n")
                 error = exc
         finally:
             sys.stdout, sys.stderr = saved_out, saved_err
@@ -379,18 +393,18 @@ class Session:
         try:
             codes = self._compile(source, rule, filename)
         except Refused as exc:
-            out.write(exc.line() + "\n")
+            out.write_error(exc.line() + "\n")
             return exc
         except SyntaxError as exc:
-            out.write(format_syntax_error(exc))
+            out.write_error(format_syntax_error(exc))
             return exc
         except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
             # e.g. null bytes in the source, or code nested too deeply for the parser
             message = str(exc) or type(exc).__name__
-            out.write(f"SyntaxError: {message}\n")
+            out.write_error(f"SyntaxError: {message}\n")
             return exc
         ns = self.namespace
-        printer = WarningPrinter(self.sources, out, self._warning_registry)
+        printer = WarningPrinter(self.sources, out.write_error, self._warning_registry)
         with install_warning_printer(printer):
             for code in codes:
                 try:
@@ -401,7 +415,7 @@ class Session:
                 except StatementTimeout as exc:
                     line = innermost_learner_line(exc, self.sources)
                     where = f" (line {line})" if line else ""
-                    out.write(
+                    out.write_error(
                         f"gradshell: stopped after {self.time_limit:g} s, the time limit "
                         f"for one statement{where}\n"
                     )
@@ -409,7 +423,7 @@ class Session:
                 except BaseException as exc:  # noqa: BLE001 - the learner's error, shown
                     if isinstance(exc, MemoryError | RecursionError):
                         _release_memory()
-                    out.write(format_exception(exc, self.sources))
+                    out.write_error(format_exception(exc, self.sources))
                     return exc
                 finally:
                     if "gradshell.core.limits" in sys.modules:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import sys
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType, TracebackType
-from typing import Any, TextIO
+from typing import Any
 
 from gradshell.shell.errors import Refused
 
@@ -137,9 +138,11 @@ _QUIET_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarnin
 class WarningPrinter:
     """A `warnings.showwarning` for learner code (use inside `catch_warnings`)."""
 
-    def __init__(self, sources: SourceMap, out: TextIO, registry: set[tuple]) -> None:
+    def __init__(
+        self, sources: SourceMap, write: Callable[[str], Any], registry: set[tuple]
+    ) -> None:
         self.sources = sources
-        self.out = out
+        self.write = write
         self.registry = registry
 
     def _learner_frame(self) -> FrameType | None:
@@ -177,7 +180,7 @@ class WarningPrinter:
         shown = f"{display}:{lineno}: {category.__name__}: {message}\n"
         if text and not display.startswith("<"):
             shown += f"  {text}\n"
-        self.out.write(shown)
+        self.write(shown)
 
 
 def install_warning_printer(printer: WarningPrinter) -> warnings.catch_warnings:

@@ -1,0 +1,182 @@
+"""The `gradshell` command: the REPL, `-c CODE`, `FILE.py`, piped input, subcommands.
+
+Exit status: 0 on success, 1 when the learner's code raised, 2 for usage errors.
+`gradshell replay FILE...` and `gradshell learn` hand over to their packages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+import gradshell
+
+SUBCOMMANDS = {
+    "replay": "gradshell.replay.cli",
+    "learn": "gradshell.learn.cli",
+}
+
+DEFAULT_TIME_LIMIT = 60.0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gradshell",
+        description="An interactive teaching shell for PyTorch autograd.",
+        epilog="subcommands: gradshell replay FILE... | gradshell learn",
+    )
+    p.add_argument("-c", dest="command", metavar="CODE", help="run CODE and exit")
+    p.add_argument("file", nargs="?", help="run a Python file (the DSL) and exit")
+    p.add_argument(
+        "--style",
+        choices=("modern", "legacy"),
+        default="modern",
+        help="print as PyTorch 2.x (modern) or 0.3 (legacy)",
+    )
+    p.add_argument(
+        "--prompt",
+        choices=("python", "ipython"),
+        default="python",
+        help="'>>> ' prompts or IPython's In [n]/Out[n]",
+    )
+    p.add_argument(
+        "--unsafe",
+        action="store_true",
+        help="run unrestricted Python (with gradshell's torch); never the default",
+    )
+    p.add_argument("--no-viz", action="store_true", help="no visual panels")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"per-statement limit when not interactive (default {DEFAULT_TIME_LIMIT:g}; 0: none)",
+    )
+    p.add_argument(
+        "--max-elements",
+        type=int,
+        default=10**8,
+        metavar="N",
+        help="largest tensor or array, in elements (default 10^8)",
+    )
+    p.add_argument(
+        "-i",
+        dest="interactive",
+        action="store_true",
+        help="enter the REPL after running -c CODE or FILE",
+    )
+    p.add_argument("--version", action="version", version=f"gradshell {gradshell.__version__}")
+    return p
+
+
+def _subcommand(name: str, argv: list[str]) -> int:
+    try:
+        module = importlib.import_module(SUBCOMMANDS[name])
+    except ImportError:
+        print(f"gradshell: '{name}' is not available in this installation", file=sys.stderr)
+        return 2
+    entry = getattr(module, "main", None)
+    if entry is None:
+        print(f"gradshell: '{name}' is not available in this installation", file=sys.stderr)
+        return 2
+    code = entry(argv)
+    return int(code or 0)
+
+
+def device_description() -> str:
+    """'cpu (NumPy)' or the CUDA device, without importing CuPy unless it is installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is None:
+        return "cpu (NumPy)"
+    try:
+        from gradshell.torch import cuda
+
+        if cuda.is_available():
+            name = ""
+            get_name = getattr(cuda, "get_device_name", None)
+            if callable(get_name):
+                name = f", {get_name()}"
+            return f"cuda (CuPy{name})"
+    except Exception:
+        pass
+    return "cpu (NumPy; CuPy found, no GPU)"
+
+
+def banner(style: str, prompt: str, unsafe: bool) -> str:
+    """The REPL's first lines: version, style, device (and the unsafe warning)."""
+    lines = [
+        f"gradshell {gradshell.__version__} - PyTorch autograd, shown step by step",
+        f"style: {style} | prompt: {prompt} | device: {device_description()}",
+        "Type %help for the shell's commands, Ctrl-D to exit.",
+    ]
+    if unsafe:
+        lines.append("UNSAFE MODE IS ON: code runs as unrestricted Python (--unsafe).")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `gradshell` command; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in SUBCOMMANDS:
+        return _subcommand(args_list[0], args_list[1:])
+    try:
+        args = _parser().parse_args(args_list)
+    except SystemExit as exc:  # --help, --version (0) or a usage error (2)
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    if args.command is not None and args.file is not None:
+        print("gradshell: give either -c CODE or FILE, not both", file=sys.stderr)
+        return 2
+    if args.max_elements <= 0:
+        print("gradshell: --max-elements must be positive", file=sys.stderr)
+        return 2
+
+    from gradshell.shell.session import Session
+
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    program = args.command is not None or args.file is not None
+    limit = args.time_limit
+    if limit is None:
+        limit = None if (interactive and not program) else DEFAULT_TIME_LIMIT
+    if limit is not None and limit <= 0:
+        limit = None
+    session = Session(
+        style=args.style,
+        prompt=args.prompt,
+        unsafe=args.unsafe,
+        viz=not args.no_viz,
+        time_limit=limit,
+        max_elements=args.max_elements,
+    )
+    if args.unsafe and not interactive:
+        print("gradshell: UNSAFE MODE IS ON (--unsafe)", file=sys.stderr)
+
+    from gradshell.shell import batch
+
+    if program:
+        if args.command is not None:
+            source, filename = args.command, "<string>"
+        else:
+            filename = args.file
+            try:
+                with open(filename, encoding="utf-8") as f:
+                    source = f.read()
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = f"[Errno {exc.errno}] {exc.strerror}" if isinstance(exc, OSError) else exc
+                print(f"gradshell: can't open file '{filename}': {reason}", file=sys.stderr)
+                return 2
+        session.filename = filename
+        code = batch.run_program(session, source, filename, sys.stdout, sys.stderr)
+        if not (args.interactive and interactive):
+            return code
+        session.filename = "<stdin>"
+        session.time_limit = args.time_limit if args.time_limit else None
+
+    if not interactive:
+        return batch.run_piped(session, sys.stdin, sys.stdout, sys.stderr)
+
+    from gradshell.shell.repl import run_repl
+
+    return run_repl(session, banner(args.style, args.prompt, args.unsafe))

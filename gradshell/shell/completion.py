@@ -1,0 +1,127 @@
+"""Tab completion: session names, builtins, keywords, magics, and attributes.
+
+Attribute completion resolves the dotted name before the cursor (`x.grad.ze`) by
+reading attributes through the same allow-lists learner code uses; it never calls
+anything. `SessionCompleter` adapts it to prompt_toolkit.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import types
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from gradshell.shell import guards, policy
+from gradshell.shell.checker import ALLOWED_IMPORT_ROOTS
+
+if TYPE_CHECKING:
+    from gradshell.shell.session import Session
+
+_DOTTED = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]?[\w]*)*)$")
+_IMPORT = re.compile(r"^\s*(?:import|from)\s+([\w]*)$")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, types.ModuleType) or type(value).__name__ == "SafeModule":
+        return "module"
+    if isinstance(value, type):
+        return "class"
+    if callable(value):
+        return "function"
+    return type(value).__name__
+
+
+def _resolve(session: Session, parts: list[str]) -> Any:
+    ns = session.namespace
+    builtins_ = ns.get("__builtins__", {})
+    head = parts[0]
+    if head in ns:
+        obj = ns[head]
+    elif isinstance(builtins_, dict) and head in builtins_ and not head.startswith("_"):
+        obj = builtins_[head]
+    else:
+        raise LookupError(head)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in parts[1:]:
+            if not session.unsafe and not guards.readable(obj, name):
+                raise LookupError(name)
+            obj = guards.ga(obj, name) if not session.unsafe else getattr(obj, name)
+    return obj
+
+
+def _attribute_names(session: Session, obj: Any) -> list[str]:
+    if session.unsafe:
+        return [n for n in dir(obj) if not n.startswith("_")]
+    exports = getattr(type(obj), "_gs_exports", None)
+    if callable(exports):
+        return sorted(exports(obj))
+    names = set(policy.safe_dir(obj))
+    tp = obj if isinstance(obj, type) else type(obj)
+    names.update(name for (cls, name) in guards.REPLACEMENTS if cls is tp)
+    return sorted(names)
+
+
+def complete(session: Session, text: str) -> list[tuple[str, int, str]]:
+    """Completions for the text before the cursor: (completion, start offset, kind)."""
+    stripped = text.lstrip()
+    if stripped.startswith("%") and " " not in stripped:
+        from gradshell.shell.magics import magic_names
+
+        prefix = stripped[1:]
+        return [("%" + n, -len(stripped), "magic") for n in magic_names() if n.startswith(prefix)]
+    m = _IMPORT.match(text)
+    if m:
+        prefix = m.group(1)
+        return [(r, -len(prefix), "module") for r in ALLOWED_IMPORT_ROOTS if r.startswith(prefix)]
+    m = _DOTTED.search(text)
+    if not m:
+        return []
+    dotted = m.group(1)
+    parts = dotted.split(".")
+    prefix = parts[-1]
+    out: list[tuple[str, int, str]] = []
+    if len(parts) == 1:
+        seen: set[str] = set()
+        builtins_ = session.namespace.get("__builtins__", {})
+        pools: list[tuple[Any, str | None]] = [
+            (session.namespace, None),
+            (builtins_ if isinstance(builtins_, dict) else {}, None),
+        ]
+        for pool, _ in pools:
+            for name in sorted(pool):
+                if name.startswith(prefix) and name not in seen:
+                    if name.startswith("_") and not prefix.startswith("_"):
+                        continue
+                    seen.add(name)
+                    out.append((name, -len(prefix), _kind(pool[name])))
+        for word in keyword.kwlist:
+            if word.startswith(prefix) and word not in seen:
+                out.append((word, -len(prefix), "keyword"))
+        return out
+    try:
+        obj = _resolve(session, parts[:-1])
+    except Exception:
+        return []
+    for name in _attribute_names(session, obj):
+        if name.startswith(prefix):
+            out.append((name, -len(prefix), "attribute"))
+    return out
+
+
+def make_completer(session: Session) -> Any:
+    """A prompt_toolkit Completer over `complete`."""
+    from prompt_toolkit.completion import Completer, Completion
+
+    class SessionCompleter(Completer):
+        def get_completions(self, document: Any, complete_event: Any) -> Any:
+            try:
+                items = complete(session, document.text_before_cursor)
+            except Exception:
+                return
+            for text, start, meta in items:
+                yield Completion(text, start_position=start, display_meta=meta)
+
+    return SessionCompleter()
