@@ -13,7 +13,7 @@ import itertools
 import re
 import weakref
 
-from gradshell.core import events, grad_mode
+from gradshell.core import grad_mode
 from gradshell.core.tensor import RemovableHandle, Tensor, wrap
 
 BACKWARD_TWICE = (
@@ -289,8 +289,3 @@ def record(node: Node, inputs: tuple, output: Tensor, output_nr: int = 0) -> Ten
 
 
 _NO_EDGE = (None, 0)
-
-
-def emit_accumulated(call: int, t: Tensor, before, added, after) -> None:
-    """Publish a GradAccumulated event (callers check events.active first)."""
-    events.emit(events.GradAccumulated(call, t, before, added, after))

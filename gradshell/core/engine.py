@@ -404,7 +404,7 @@ def _retain(t: Tensor, g: Tensor) -> None:
     else:
         t._grad = before + g
     if events.active:
-        events.emit(events.GradAccumulated(0, t, before, g, t._grad))
+        _emit_accumulated(0, t, None if before is None else before.detach().clone(), g)
 
 
 def _check_hook_result(r, g: Tensor, what: str) -> Tensor:
@@ -462,7 +462,14 @@ def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> 
         for hook in list(post.values()):
             hook(leaf)
     if listening:
-        events.emit(events.GradAccumulated(call, leaf, snapshot, g, leaf._grad))
+        _emit_accumulated(call, leaf, snapshot, g)
+
+
+def _emit_accumulated(call: int, t: Tensor, before, added: Tensor) -> None:
+    grad = t._grad
+    events.emit(
+        events.GradAccumulated(call, t, before, added.detach().clone(), grad.detach().clone(), grad)
+    )
 
 
 def _accumulate_non_leaf(call: int, t: Tensor, g, create_graph: bool) -> None:
@@ -472,7 +479,7 @@ def _accumulate_non_leaf(call: int, t: Tensor, g, create_graph: bool) -> None:
     snapshot = before.detach().clone() if (events.active and before is not None) else None
     t._grad = (g.clone() if create_graph else g.detach().clone()) if before is None else before + g
     if events.active:
-        events.emit(events.GradAccumulated(call, t, snapshot, g, t._grad))
+        _emit_accumulated(call, t, snapshot, g)
 
 
 def tensor_hook_registry(t: Tensor) -> dict:

@@ -74,13 +74,16 @@ class BackwardFinished:
 
 @dataclass(frozen=True)
 class GradAccumulated:
-    """`tensor.grad` went from `before` (None or a copy) by adding `added` to `after`."""
+    """`tensor.grad` went from `before` by adding `added` to `after` (all three copies
+    taken at that moment; `before` is None for the first gradient). `grad` is the live
+    `.grad` tensor itself. `call` numbers the backward pass (0 for retain_grad copies)."""
 
     call: int
     tensor: Any
     before: Any
     added: Any
     after: Any
+    grad: Any = None
 
 
 @dataclass(frozen=True)
