@@ -14,6 +14,7 @@ from gradshell.ops.base import (
     INT,
     Node,
     Tensor,
+    array_module,
     as_array,
     binary_operands,
     is_scalar,
@@ -261,7 +262,7 @@ class DivBackward0(Node):
         gb = None
         if self.needs_b:
             a = self.saved("self")
-            gb = -g * a / (other * other)
+            gb = -g * ((a / other) / other)  # as PyTorch: other² could underflow to 0
         return ga, gb
 
 
@@ -408,11 +409,11 @@ class PowBackward1(Node):
         ga = gb = None
         if self.needs_a:
             ga = g * b * a ** (b - 1)
-            ga = where((b == 0).detach(), ga * 0, ga)
+            ga = where((b == 0).detach(), g * 0, ga)  # g*0, not ga*0: ga may be nan there
         if self.needs_b:
             r = self.saved("result")
             gb = g * r * log(a)
-            gb = where(((a == 0) & (b >= 0)).detach(), gb * 0, gb)
+            gb = where(((a == 0) & (b >= 0)).detach(), g * 0, gb)
         return ga, gb
 
 
@@ -527,3 +528,422 @@ def _out(res: Tensor, out):
     from gradshell.ops.inplace import write_out
 
     return write_out(out, res)
+
+
+# -- issue 6: atan2, lerp, addcmul/addcdiv, maximum/minimum, clamp ------------------------------
+_C10_LOWER = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+_C10_CAP = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _require_tensor(fname: str, argname: str, pos: int, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not "
+            f"{type(x).__name__}"
+        )
+
+
+def _const(mask_data, dtype) -> Tensor:
+    """A constant (no-grad) tensor of `dtype` from a boolean or numeric array."""
+    return wrap(as_array(mask_data.astype(dtype.np, copy=False)), dtype)
+
+
+class Atan2Backward0(Node):
+    """d atan2(a, b): b/(a²+b²) for a, -a/(a²+b²) for b (0 where both are 0)."""
+
+    def backward(self, g):
+        from gradshell.ops.unary import where
+
+        a = self.saved("self")
+        b = self.saved("other")
+        denom = a * a + b * b
+        zero = (denom == 0).detach()
+        safe = where(zero, denom * 0 + 1, denom)
+        ga = where(zero, g * 0, g * b / safe) if self.needs_a else None
+        gb = where(zero, g * 0, -g * a / safe) if self.needs_b else None
+        return ga, gb
+
+
+@tensor_method("atan2", "arctan2")
+def atan2(self, other):
+    """The angle of the point (other, self): elementwise arctan(self / other) by quadrant."""
+    _require_tensor("atan2", "input", 1, self)
+    _require_tensor("atan2", "other", 2, other)
+    dt = dtypes.result_type(self, other)
+    if dt.category != FLOAT:
+        dt = dtypes.get_default_dtype()
+    res = _apply("arctan2", self, other, dt)
+    if needs_grad(self, other):
+        node = Atan2Backward0()
+        node.needs_a, node.needs_b = self._requires_grad, other._requires_grad
+        node.save("self", self)
+        node.save("other", other)
+        record(node, (self, other), res)
+    return res
+
+
+class LerpBackward0(Node):
+    """lerp with a number weight w: 1-w for start, w for end (w is kept, never freed)."""
+
+    def backward(self, g):
+        w = self.weight
+        return g * (1 - w), g * w
+
+
+class LerpBackward1(Node):
+    """lerp with a tensor weight: 1-w for start, w for end, end-start for the weight."""
+
+    def backward(self, g):
+        w = self.saved("weight")
+        gs = g * (1 - w) if self.needs[0] else None
+        ge = g * w if self.needs[1] else None
+        gw = g * (self.saved("end") - self.saved("self")) if self.needs[2] else None
+        return gs, ge, gw
+
+
+def _lerp_data(xp, s, e, w):
+    # As PyTorch computes it: from the nearer end, so lerp(a, b, 1) is exactly b.
+    diff = e - s
+    small = xp.abs(w) < 0.5
+    return xp.where(small, s + w * diff, e - diff * (1 - w))
+
+
+@tensor_method("lerp")
+def lerp(self, end, weight):
+    """start + weight * (end - start), elementwise, broadcasting."""
+    _require_tensor("lerp", "input", 1, self)
+    _require_tensor("lerp", "end", 2, end)
+    dt = self._dtype
+    if end._dtype is not dt:
+        raise RuntimeError(
+            f"expected dtype {_C10_LOWER[dt.name]} for `end` but got dtype "
+            f"{_C10_LOWER[end._dtype.name]}"
+        )
+    tensor_w = isinstance(weight, Tensor)
+    if tensor_w and weight._dtype is not dt:
+        raise RuntimeError(
+            f"expected dtype {_C10_LOWER[dt.name]} for `weight` but got dtype "
+            f"{_C10_LOWER[weight._dtype.name]}"
+        )
+    if dt.category != FLOAT:
+        kernel = "lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_C10_CAP[dt.name]}'")
+    xp = array_module(self._data)
+    wd = weight._data if tensor_w else dt.np.type(weight)
+    try:
+        shape = xp.broadcast_shapes(self._data.shape, end._data.shape)
+        if tensor_w:
+            shape = xp.broadcast_shapes(shape, weight._data.shape)
+    except ValueError:
+        raise _broadcast_fail(self, end if not tensor_w else end + weight.detach()) from None
+    r = _lerp_data(xp, self._data, end._data, wd)
+    res = wrap(as_array(r.astype(dt.np, copy=False)), dt)
+    if tensor_w:
+        if needs_grad(self, end, weight):
+            node = LerpBackward1()
+            node.needs = (self._requires_grad, end._requires_grad, weight._requires_grad)
+            node.save("self", self)
+            node.save("end", end)
+            node.save("weight", weight)
+            record(node, (self, end, weight), res)
+    elif needs_grad(self, end):
+        node = LerpBackward0()
+        node.weight = weight
+        record(node, (self, end), res)
+    return res
+
+
+class AddcmulBackward0(Node):
+    """d(a + v*t1*t2): 1 for a, v*t2 for t1, v*t1 for t2."""
+
+    def backward(self, g):
+        v = self.value
+        g1 = g * (self.saved("tensor2") * v) if self.needs[1] else None
+        g2 = g * (self.saved("tensor1") * v) if self.needs[2] else None
+        return g, g1, g2
+
+
+class AddcdivBackward0(Node):
+    """d(a + v*t1/t2): 1 for a, v/t2 for t1, -v*t1/t2² for t2."""
+
+    def backward(self, g):
+        v = self.value
+        t2 = self.saved("tensor2")
+        g1 = g * (v / t2) if self.needs[1] else None
+        g2 = None
+        if self.needs[2]:
+            t1 = self.saved("tensor1")
+            g2 = -g * (v * t1) / (t2 * t2)
+        return g, g1, g2
+
+
+def _three(fname: str, a, t1, t2, value, combine, node_cls, divide: bool):
+    _require_tensor(fname, "input", 1, a)
+    _require_tensor(fname, "tensor1", 2, t1)
+    _require_tensor(fname, "tensor2", 3, t2)
+    dt = dtypes.result_type(a, t1, t2)
+    if divide and dt.category != FLOAT:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+    if dt.category != FLOAT and isinstance(value, float):
+        raise RuntimeError(
+            "For integral input tensors, argument value must not be a floating point number."
+        )
+    xp = array_module(a._data)
+    ad, bd, cd = (x._data.astype(dt.np, copy=False) for x in (a, t1, t2))
+    try:
+        r = combine(ad, bd, cd, dt.np.type(value))
+    except ValueError:
+        raise _broadcast_fail(a, t1 + t2.detach()) from None
+    res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
+    if needs_grad(a, t1, t2):
+        node = node_cls()
+        node.value = value
+        node.needs = (a._requires_grad, t1._requires_grad, t2._requires_grad)
+        # Each factor is kept only when the other one needs its gradient, as PyTorch does.
+        if t2._requires_grad:
+            node.save("tensor1", t1)
+        if t1._requires_grad or (divide and t2._requires_grad):
+            node.save("tensor2", t2)
+        record(node, (a, t1, t2), res)
+    return res
+
+
+@tensor_method("addcmul")
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """self + value * tensor1 * tensor2."""
+    return _three(
+        "addcmul",
+        self,
+        tensor1,
+        tensor2,
+        value,
+        lambda a, b, c, v: a + v * b * c,
+        AddcmulBackward0,
+        False,
+    )
+
+
+@tensor_method("addcdiv")
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """self + value * tensor1 / tensor2."""
+    return _three(
+        "addcdiv",
+        self,
+        tensor1,
+        tensor2,
+        value,
+        lambda a, b, c, v: a + v * (b / c),
+        AddcdivBackward0,
+        True,
+    )
+
+
+class MaximumBackward0(Node):
+    """max(a, b) elementwise: the gradient goes to the larger input, split evenly on ties."""
+
+    def backward(self, g):
+        a = self.saved("self")._data
+        b = self.saved("other")._data
+        xp = array_module(a)
+        share = xp.where(a > b, 1.0, xp.where(a == b, 0.5, 0.0))
+        return _split(g, share, self.needs)
+
+
+class MinimumBackward0(Node):
+    """min(a, b) elementwise: the gradient goes to the smaller input, split evenly on ties."""
+
+    def backward(self, g):
+        a = self.saved("self")._data
+        b = self.saved("other")._data
+        xp = array_module(a)
+        share = xp.where(a < b, 1.0, xp.where(a == b, 0.5, 0.0))
+        return _split(g, share, self.needs)
+
+
+def _split(g: Tensor, share, needs):
+    ga = g * _const(share, g._dtype) if needs[0] else None
+    gb = g * _const(1.0 - share, g._dtype) if needs[1] else None
+    return ga, gb
+
+
+def _binary_extreme(fname: str, ufunc: str, node_cls, a, b):
+    _require_tensor(fname, "input", 1, a)
+    _require_tensor(fname, "other", 2, b)
+    res = _apply(ufunc, a, b)
+    if needs_grad(a, b):
+        node = node_cls()
+        node.needs = (a._requires_grad, b._requires_grad)
+        node.save("self", a)
+        node.save("other", b)
+        record(node, (a, b), res)
+    return res
+
+
+@tensor_method("maximum")
+def maximum(self, other):
+    """Elementwise maximum of two tensors (NaN wins)."""
+    return _binary_extreme("maximum", "maximum", MaximumBackward0, self, other)
+
+
+@tensor_method("minimum")
+def minimum(self, other):
+    """Elementwise minimum of two tensors (NaN wins)."""
+    return _binary_extreme("minimum", "minimum", MinimumBackward0, self, other)
+
+
+class ClampBackward1(Node):
+    """clamp with number bounds: the gradient passes where min <= x <= max."""
+
+    def backward(self, g):
+        x = self.saved("self")._data
+        xp = array_module(x)
+        keep = xp.ones(x.shape, dtype=bool)
+        if self.min is not None:
+            keep &= x >= self.min
+        if self.max is not None:
+            keep &= x <= self.max
+        return (g * _const(keep, g._dtype),)
+
+
+class ClampBackward0(Node):
+    """clamp with tensor bounds: to x inside [min, max], to min below it, to max above it
+    (and to max wherever min > max, since the result is then max)."""
+
+    def backward(self, g):
+        x = self.saved("self")._data
+        lo = self.saved("min")._data if self.has_min else None
+        hi = self.saved("max")._data if self.has_max else None
+        xp = array_module(x)
+        if lo is not None and hi is not None:
+            keep_x = (x >= lo) & (x <= hi)
+            keep_lo = (x < lo) & (lo < hi)
+            keep_hi = (x > hi) | (lo > hi)
+        elif lo is not None:
+            keep_x, keep_lo, keep_hi = x >= lo, x < lo, None
+        else:
+            keep_x, keep_lo, keep_hi = x <= hi, None, x > hi
+        dt = g._dtype
+        gx = g * _const(xp.asarray(keep_x), dt) if self.needs[0] else None
+        glo = g * _const(xp.asarray(keep_lo), dt) if keep_lo is not None and self.needs[1] else None
+        ghi = g * _const(xp.asarray(keep_hi), dt) if keep_hi is not None and self.needs[2] else None
+        return gx, glo, ghi
+
+
+_CLAMP_SIGNATURES = (
+    " * (Tensor min = None, Tensor max = None)\n"
+    "      didn't match because some of the arguments have invalid types: ({args})\n"
+    " * (Number min = None, Number max = None)\n"
+    "      didn't match because some of the arguments have invalid types: ({args})\n"
+)
+
+
+@tensor_method("clamp", "clip")
+def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
+    """Limit each element to [min, max] (numbers or tensors; either bound may be None)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    kinds = {isinstance(v, Tensor) for v in (min, max) if v is not None}
+    if len(kinds) > 1:
+        got = ", ".join(
+            type(v).__name__ if not isinstance(v, Tensor) else "Tensor" for v in (min, max)
+        )
+        marked = ", ".join(
+            f"!{'Tensor' if isinstance(v, Tensor) else type(v).__name__}!" for v in (min, max)
+        )
+        raise TypeError(
+            f"clamp() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n" + _CLAMP_SIGNATURES.format(args=marked)
+        )
+    if kinds == {True}:
+        return _clamp_tensor(self, min, max)
+    if self._dtype.category == BOOL and all(
+        isinstance(v, bool) for v in (min, max) if v is not None
+    ):
+        raise RuntimeError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
+    operands = [v for v in (min, max) if v is not None]
+    dt = dtypes.result_type(self, *operands)
+    xp = array_module(self._data)
+    r = self._data.astype(dt.np, copy=False)
+    if min is not None:
+        r = xp.maximum(r, dt.np.type(min))
+    if max is not None:
+        r = xp.minimum(r, dt.np.type(max))
+    res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
+    if needs_grad(self):
+        node = ClampBackward1()
+        node.save("self", self)
+        node.min, node.max = min, max  # numbers: kept, not freed
+        record(node, (self,), res)
+    return res
+
+
+def _clamp_tensor(self, lo, hi):
+    operands = [v for v in (lo, hi) if v is not None]
+    dt = dtypes.result_type(self, *operands)
+    xp = array_module(self._data)
+    r = self._data.astype(dt.np, copy=False)
+    try:
+        if lo is not None:
+            r = xp.maximum(r, lo._data.astype(dt.np, copy=False))
+        if hi is not None:
+            r = xp.minimum(r, hi._data.astype(dt.np, copy=False))
+    except ValueError:
+        other = operands[0] if len(operands) == 1 else operands[0] + operands[1].detach()
+        raise _broadcast_fail(self, other) from None
+    res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
+    if needs_grad(self, lo, hi):
+        node = ClampBackward0()
+        node.has_min, node.has_max = lo is not None, hi is not None
+        node.needs = tuple(isinstance(v, Tensor) and v._requires_grad for v in (self, lo, hi))
+        node.save("self", self)
+        if lo is not None:
+            node.save("min", lo)
+        if hi is not None:
+            node.save("max", hi)
+        record(node, (self, lo, hi), res)
+    return res
+
+
+class DivBackward1(Node):
+    """Division by a number inside a composite op (div.Scalar): 1/s, kept, never freed."""
+
+    def backward(self, g):
+        return (g / self.other,)
+
+
+def div_scalar(self: Tensor, other) -> Tensor:
+    """self / other for a Python number, recorded as PyTorch's internal div.Scalar
+    (DivBackward1, which keeps the number rather than saving a tensor)."""
+    res = _apply("true_divide", self, other, _true_div_dtype(self, other))
+    if needs_grad(self):
+        node = DivBackward1()
+        node.other = other
+        record(node, (self,), res)
+    return res

@@ -523,3 +523,152 @@ for _name in (
     "round",
 ):
     setattr(Tensor, _name + "_", _inplace(_name))
+
+
+# -- more elementwise functions (erf, hyperbolic and inverse trig, softplus) --------------------
+def _erf_array(xp, data):
+    """erf of an array: NumPy has no erf, so the host path maps math.erf (exact in double
+    precision) over the elements; CuPy ships one in cupyx.scipy.special."""
+    if xp.__name__ == "numpy":
+        import math
+
+        f = xp.frompyfunc(math.erf, 1, 1)
+        return xp.asarray(f(data.astype(xp.float64)), dtype=xp.float64).astype(data.dtype)
+    from cupyx.scipy.special import erf as cupy_erf  # pragma: no cover - needs a GPU
+
+    return cupy_erf(data)
+
+
+class ErfBackward0(Node):
+    """d erf(x)/dx = 2/sqrt(pi) * exp(-x²)."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        return (g * (exp(-(x * x)) * 1.1283791670955126),)
+
+
+@tensor_method("erf")
+def erf(self):
+    """The error function."""
+    if not isinstance(self, Tensor):
+        raise TypeError(
+            f"erf(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"
+        )
+    data = self._data
+    dt = self._dtype
+    if dt.category != FLOAT:
+        dt = dtypes.get_default_dtype()
+        data = data.astype(dt.np)
+    res = wrap(as_array(_erf_array(array_module(data), data)), dt)
+    if needs_grad(self):
+        node = ErfBackward0()
+        node.save("self", self)
+        record(node, (self,), res)
+    return res
+
+
+class SinhBackward0(Node):
+    """d sinh(x)/dx = cosh(x)."""
+
+    def backward(self, g):
+        return (g * cosh(self.saved("self")),)
+
+
+@tensor_method("sinh")
+def sinh(self):
+    """Hyperbolic sine."""
+    return unary(self, "sinh", SinhBackward0, "self")
+
+
+class CoshBackward0(Node):
+    """d cosh(x)/dx = sinh(x)."""
+
+    def backward(self, g):
+        return (g * sinh(self.saved("self")),)
+
+
+@tensor_method("cosh")
+def cosh(self):
+    """Hyperbolic cosine."""
+    return unary(self, "cosh", CoshBackward0, "self")
+
+
+class AsinBackward0(Node):
+    """d asin(x)/dx = 1/sqrt(1 - x²)."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        return (g * rsqrt(1 - x * x),)
+
+
+@tensor_method("asin", "arcsin")
+def asin(self):
+    """Inverse sine (NaN outside [-1, 1])."""
+    return unary(self, "arcsin", AsinBackward0, "self")
+
+
+class AcosBackward0(Node):
+    """d acos(x)/dx = -1/sqrt(1 - x²)."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        return (g * -rsqrt(1 - x * x),)
+
+
+@tensor_method("acos", "arccos")
+def acos(self):
+    """Inverse cosine (NaN outside [-1, 1])."""
+    return unary(self, "arccos", AcosBackward0, "self")
+
+
+class AtanBackward0(Node):
+    """d atan(x)/dx = 1/(1 + x²)."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        return (g / (x * x + 1),)
+
+
+@tensor_method("atan", "arctan")
+def atan(self):
+    """Inverse tangent."""
+    return unary(self, "arctan", AtanBackward0, "self")
+
+
+class SoftplusBackward0(Node):
+    """d softplus(x)/dx = sigmoid(beta*x), or 1 above the threshold where softplus is x."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        bx = x * self.beta
+        z = exp(bx)
+        return (where((bx > self.threshold).detach(), g, g * z / (z + 1)),)
+
+
+def softplus(input, beta: float = 1.0, threshold: float = 20.0):  # noqa: A002 - PyTorch's name
+    """log(1 + exp(beta*x)) / beta, and x itself where beta*x > threshold (for stability)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"softplus(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    if input._dtype.category != FLOAT:
+        raise NotImplementedError(
+            f"\"softplus_cpu\" not implemented for '{_c10_cap(input._dtype)}'"
+        )
+    x = input._data
+    xp = array_module(x)
+    bx = x * input._dtype.np.type(beta)
+    soft = xp.log1p(xp.exp(bx)) / input._dtype.np.type(beta)
+    r = as_array(xp.where(bx > threshold, x, soft).astype(input._dtype.np, copy=False))
+    res = wrap(r, input._dtype)
+    if needs_grad(input):
+        node = SoftplusBackward0()
+        node.save("self", input)
+        node.beta = beta  # numbers PyTorch keeps as Scalars: not freed by backward
+        node.threshold = threshold
+        record(node, (input,), res)
+    return res
+
+
+for _name in ("erf", "sinh", "cosh", "asin", "acos", "atan"):
+    setattr(Tensor, _name + "_", _inplace(_name))

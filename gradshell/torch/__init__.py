@@ -213,3 +213,18 @@ def broadcast_shapes(*shapes) -> Size:
 
 
 from gradshell.torch import _wiring  # noqa: E402, F401 - connects printers and random numbers
+
+# -- the op library of issue 6: more elementwise functions, reductions, shape ops, nn ------
+erf = _un.erf
+sinh = _un.sinh
+cosh = _un.cosh
+asin = arcsin = _un.asin
+acos = arccos = _un.acos
+atan = arctan = _un.atan
+atan2 = arctan2 = _ar.atan2
+lerp = _ar.lerp
+addcmul = _ar.addcmul
+addcdiv = _ar.addcdiv
+maximum = _ar.maximum
+minimum = _ar.minimum
+clamp = clip = _ar.clamp
