@@ -124,17 +124,18 @@ def add(self, other, *, alpha=1, out=None):
 
 
 # -- sub ---------------------------------------------------------------------------------------
+def _is_boolish(x) -> bool:
+    return isinstance(x, bool) or (isinstance(x, Tensor) and x._dtype.category == BOOL)
+
+
 def _check_bool_sub(a, b) -> None:
-    if (isinstance(a, Tensor) and a._dtype.category == BOOL) and (
-        (isinstance(b, Tensor) and b._dtype.category == BOOL) or isinstance(b, bool)
-    ):
+    """PyTorch refuses subtraction with any bool operand (tensor or Python bool)."""
+    if _is_boolish(a) and _is_boolish(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
             "or `logical_xor()` operator instead."
         )
-    if (isinstance(a, Tensor) and a._dtype.category == BOOL) or (
-        isinstance(b, Tensor) and b._dtype.category == BOOL
-    ):
+    if _is_boolish(a) or _is_boolish(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -439,11 +440,21 @@ def _pow_dtype(a, b):
 
 
 def _check_int_pow(a, b, dt) -> None:
-    if dt.category != INT:
-        return
-    neg = (b < 0) if is_scalar(b) else bool((b._data < 0).any())
-    if neg:
+    # A negative Python-number exponent is refused; negative exponents inside an integer
+    # tensor follow C integer arithmetic instead (see _int_pow).
+    if dt.category == INT and is_scalar(b) and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _int_pow(a, b, dt):
+    """Integer a ** b with negative exponents in a tensor: 1/a^n truncated towards zero."""
+    ad, bd, _, xp = binary_operands(a, b, dt)
+    neg = bd < 0
+    safe = xp.where(neg, 0, bd)
+    r = xp.power(ad, safe)
+    odd = (bd % 2) != 0
+    small = xp.where(ad == 1, 1, xp.where(ad == -1, xp.where(odd, -1, 1), 0))
+    return wrap(as_array(xp.where(neg, small, r).astype(dt.np)), dt)
 
 
 @tensor_method("pow", "__pow__")
@@ -453,7 +464,10 @@ def pow(self, exponent, *, out=None):  # noqa: A001 - PyTorch's name
         return NotImplemented
     dt = _pow_dtype(self, exponent)
     _check_int_pow(self, exponent, dt)
-    res = _apply("power", self, exponent, dt)
+    if dt.category == INT and not is_scalar(exponent):
+        res = _int_pow(self, exponent, dt)
+    else:
+        res = _apply("power", self, exponent, dt)
     if needs_grad(self, exponent):
         if isinstance(exponent, Tensor):
             node = PowBackward1()
@@ -478,7 +492,7 @@ def rpow(self, other):
     if not is_scalar(other):
         return NotImplemented
     dt = _pow_dtype(self, other)
-    res = _apply("power", other, self, dt)
+    res = _int_pow(other, self, dt) if dt.category == INT else _apply("power", other, self, dt)
     if needs_grad(self):
         node = PowBackward2()
         node.save_scalar("self", other)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -26,7 +27,9 @@ from gradshell.ops.base import (
 def _dims_arg(dim, ndim):
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
-    return norm_dims(dim, ndim)
+    dims = norm_dims(dim, ndim)
+    # a 0-dim tensor accepts dim 0 / -1 and is left as it is
+    return () if ndim == 0 else dims
 
 
 def unsqueeze_to(g: Tensor, input_shape: tuple, dims: tuple | None, keepdim: bool) -> Tensor:
@@ -245,4 +248,665 @@ def vector_norm(self, ord=2, dim=None, keepdim: bool = False, *, dtype=None):  #
         node.save("self", self)
         node.save("result", res, is_output=True)
         record(node, (self,), res)
+    return res
+
+
+# -- issue 6: prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, cumsum/cumprod,
+#    all/any, dist ------------------------------------------------------------------------------
+# (max, min, all and any shadow the builtins below: this section uses builtins.max etc.)
+_CAP = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    **_C10,
+}
+
+
+def _keep(t: Tensor, dims: tuple | None, keepdim: bool, input_shape: tuple) -> Tensor:
+    """A reduced tensor reshaped so it broadcasts against the input (size-1 reduced dims)."""
+    if dims is None:
+        return t.reshape((1,) * len(input_shape)) if input_shape else t.reshape(())
+    return unsqueeze_to(t, input_shape, dims, keepdim)
+
+
+def _reduced_data(r, nd: int, dims, keepdim: bool):
+    """Finish a NumPy reduction: an array (not a scalar), with all-ones shape for keepdim
+    over every dimension."""
+    r = as_array(r)
+    if dims is None and keepdim:
+        r = r.reshape((1,) * nd)
+    return r
+
+
+def _count(shape: tuple, dims: tuple | None) -> int:
+    if dims is None:
+        return math.prod(shape)
+    return math.prod(shape[d] for d in dims)
+
+
+# prod ------------------------------------------------------------------------------------------
+def _exclusive_cumprod(x: Tensor, dim: int, reverse: bool) -> Tensor:
+    """Products of the elements strictly before (or after) each one along `dim`."""
+    from gradshell.ops.shape import cat, narrow
+
+    if reverse:
+        return _exclusive_cumprod(x.flip(dim), dim, False).flip(dim)
+    n = x._data.shape[dim]
+    ones_shape = list(x._data.shape)
+    ones_shape[dim] = 1
+    ones = wrap(array_module(x._data).ones(tuple(ones_shape), x._dtype.np), x._dtype)
+    if n <= 1:
+        return ones.expand(x._data.shape) if n == 1 else x
+    return cat([ones, narrow(cumprod(x, dim), dim, 0, n - 1)], dim)
+
+
+def _prod_grad(g: Tensor, x: Tensor, result: Tensor, dim: int | None) -> Tensor:
+    """d prod / dx_i = product of the other elements; through exclusive cumulative products
+    when some element is zero (so 0s do not turn into 0/0)."""
+    if not bool((x._data == 0).any()):
+        return g * result / x
+    if dim is None:
+        flat = x.reshape(-1)
+        others = _exclusive_cumprod(flat, 0, False) * _exclusive_cumprod(flat, 0, True)
+        return g * others.reshape(x._data.shape)
+    others = _exclusive_cumprod(x, dim, False) * _exclusive_cumprod(x, dim, True)
+    return g * others
+
+
+class ProdBackward0(Node):
+    """prod of everything: each element's gradient is the product of all the others."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        r = self.saved("result")
+        return (_prod_grad(g, x, r, None),)
+
+
+class ProdBackward1(Node):
+    """prod over `dim`: the product of the other elements in the same slice."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        r = self.saved("result")
+        shape = x._data.shape
+        g = _keep(g, (self.dim,), self.keepdim, shape)
+        r = _keep(r, (self.dim,), self.keepdim, shape)
+        return (_prod_grad(g, x, r, self.dim),)
+
+
+@tensor_method("prod")
+def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
+    """Product of all elements, or along `dim`."""
+    dt = _sum_dtype(self, dtype)
+    xp = array_module(self._data)
+    data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
+    nd = self._data.ndim
+    if dim is None:
+        r = as_array(xp.prod(data)).astype(dt.np, copy=False)
+    else:
+        d = norm_dims(dim, nd)[0]
+        r = as_array(xp.prod(data, axis=d if nd else None, keepdims=keepdim and nd > 0))
+        r = r.astype(dt.np, copy=False)
+    res = wrap(r, dt)
+    if needs_grad(self):
+        if dim is None:
+            node = ProdBackward0()
+        else:
+            node = ProdBackward1()
+            node.dim, node.keepdim = (d if nd else 0), keepdim
+        node.save("self", self)
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+# max / min (and amax / amin, argmax / argmin) --------------------------------------------------
+def _tie_mask(x: Tensor, value: Tensor):
+    """Where x equals its reduced value (NaN counts as equal to a NaN result)."""
+    xd, vd = x._data, value._data
+    xp = array_module(xd)
+    return (xd == vd) | (xp.isnan(xd) & xp.isnan(vd))
+
+
+class _EvenlyDistributed(Node):
+    """Full max/min: the gradient is shared evenly by every element equal to the result."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        r = self.saved("result")
+        mask = _tie_mask(x, r)
+        share = mask / builtins.max(int(mask.sum()), 1)
+        return (g * wrap(as_array(share.astype(g._dtype.np)), g._dtype),)
+
+
+class MaxBackward1(_EvenlyDistributed):
+    """max(): the gradient is shared evenly by the maximal elements."""
+
+
+class MinBackward1(_EvenlyDistributed):
+    """min(): the gradient is shared evenly by the minimal elements."""
+
+
+class _ValueSelecting(Node):
+    """max/min over `dim`: the gradient goes to the element each index names."""
+
+    def backward(self, g):
+        from gradshell.ops.indexing import scatter
+
+        idx = self.saved("indices")
+        shape = self.input_shape
+        if not shape:
+            return (g,)
+        g = _keep(g, (self.dim,), self.keepdim, shape)
+        idx = _keep(idx, (self.dim,), self.keepdim, shape)
+        zeros = wrap(array_module(g._data).zeros(shape, g._dtype.np), g._dtype)
+        return (scatter(zeros, self.dim, idx, g),)
+
+
+class MaxBackward0(_ValueSelecting):
+    """max(dim): the gradient goes to the position of each maximum."""
+
+
+class MinBackward0(_ValueSelecting):
+    """min(dim): the gradient goes to the position of each minimum."""
+
+
+_EXTREME_SIGNATURES = (
+    " * ()\n"
+    " * (Tensor other)\n"
+    " * (int dim, bool keepdim = False)\n"
+    " * (name dim, bool keepdim = False)\n"
+)
+
+
+def _extreme(self: Tensor, name: str, args: tuple, kwargs: dict):
+    from gradshell.ops import arithmetic, return_types
+
+    other = kwargs.pop("other", None)
+    dim = kwargs.pop("dim", None)
+    keepdim = kwargs.pop("keepdim", False)
+    if kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if args:
+        if isinstance(args[0], Tensor):
+            other = args[0]
+        else:
+            dim = args[0]
+        if len(args) > 1:
+            keepdim = args[1]
+    if other is not None:
+        fn = arithmetic.maximum if name == "max" else arithmetic.minimum
+        return fn(self, other)
+    if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({type(dim).__name__}), but expected one of:\n" + _EXTREME_SIGNATURES
+        )
+    xp = array_module(self._data)
+    data = self._data
+    reducer = xp.max if name == "max" else xp.min
+    if dim is None:
+        if data.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        res = wrap(as_array(reducer(data)), self._dtype)
+        if needs_grad(self):
+            node = MaxBackward1() if name == "max" else MinBackward1()
+            node.save("self", self)
+            node.save("result", res, is_output=True)
+            record(node, (self,), res)
+        return res
+    nd = data.ndim
+    d = wrap_dim_(dim, nd)
+    if nd and data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    arg = xp.argmax if name == "max" else xp.argmin
+    if nd == 0:
+        values = wrap(data.copy(), self._dtype)
+        indices = wrap(xp.zeros((), np.int64), dtypes.int64)
+    else:
+        idx = arg(data, axis=d, keepdims=True)
+        vals = xp.take_along_axis(data, idx, axis=d)
+        if not keepdim:
+            vals, idx = xp.squeeze(vals, d), xp.squeeze(idx, d)
+        values = wrap(as_array(vals), self._dtype)
+        indices = wrap(as_array(idx.astype(np.int64)), dtypes.int64)
+    if needs_grad(self):
+        node = MaxBackward0() if name == "max" else MinBackward0()
+        node.dim, node.keepdim, node.input_shape = d, keepdim, data.shape
+        node.save("indices", indices)
+        record(node, (self,), values)
+    cls = return_types.max if name == "max" else return_types.min
+    return cls((values, indices))
+
+
+def wrap_dim_(dim: int, nd: int) -> int:
+    """A dimension index checked against `nd` dimensions (0-dim tensors accept 0 and -1)."""
+    return norm_dims(dim, nd)[0]
+
+
+@tensor_method("max")
+def max(self, *args, **kwargs):  # noqa: A001 - PyTorch's name
+    """The largest element; with `dim`, (values, indices) along it; with a tensor, maximum."""
+    return _extreme(self, "max", args, kwargs)
+
+
+@tensor_method("min")
+def min(self, *args, **kwargs):  # noqa: A001 - PyTorch's name
+    """The smallest element; with `dim`, (values, indices) along it; with a tensor, minimum."""
+    return _extreme(self, "min", args, kwargs)
+
+
+class _AmaxAmin(Node):
+    """amax/amin: the gradient is shared evenly by the extreme elements of each slice."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        r = self.saved("result")
+        shape = x._data.shape
+        g = _keep(g, self.dims, self.keepdim, shape)
+        r = _keep(r, self.dims, self.keepdim, shape)
+        mask = _tie_mask(x, r)
+        xp = array_module(mask)
+        axes = self.dims if self.dims is not None else tuple(range(len(shape)))
+        count = xp.sum(mask, axis=axes, keepdims=True) if shape else mask
+        share = mask / xp.maximum(count, 1)
+        return (g * wrap(as_array(share.astype(g._dtype.np)), g._dtype),)
+
+
+class AmaxBackward0(_AmaxAmin):
+    """amax: the gradient is shared evenly by the maximal elements of each slice."""
+
+
+class AminBackward0(_AmaxAmin):
+    """amin: the gradient is shared evenly by the minimal elements of each slice."""
+
+
+def _amax_amin(self: Tensor, name: str, dim, keepdim: bool):
+    data = self._data
+    nd = data.ndim
+    dims = _dims_arg(dim, nd)
+    if data.size == 0:
+        if dims is None or builtins.any(data.shape[d] == 0 for d in dims):
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+                if dims is None
+                else f"{name}(): Expected reduction dim {next(d for d in dims if data.shape[d] == 0)}"
+                " to have non-zero size."
+            )
+    xp = array_module(data)
+    fn = xp.max if name == "amax" else xp.min
+    r = _reduced_data(fn(data, axis=dims, keepdims=keepdim if dims else False), nd, dims, keepdim)
+    res = wrap(r, self._dtype)
+    if needs_grad(self):
+        node = AmaxBackward0() if name == "amax" else AminBackward0()
+        node.dims, node.keepdim = dims, keepdim
+        node.save("self", self)
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+@tensor_method("amax")
+def amax(self, dim=(), keepdim: bool = False):
+    """The maximum over `dim` (an int or tuple; all dimensions by default)."""
+    return _amax_amin(self, "amax", dim, keepdim)
+
+
+@tensor_method("amin")
+def amin(self, dim=(), keepdim: bool = False):
+    """The minimum over `dim` (an int or tuple; all dimensions by default)."""
+    return _amax_amin(self, "amin", dim, keepdim)
+
+
+def _arg_extreme(self: Tensor, name: str, dim, keepdim: bool):
+    data = self._data
+    if self._dtype.category == BOOL:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    xp = array_module(data)
+    fn = xp.argmax if name == "argmax" else xp.argmin
+    if dim is None:
+        if data.size == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        r = as_array(fn(data.reshape(-1)))
+        if keepdim:
+            r = r.reshape((1,) * data.ndim)
+    else:
+        d = wrap_dim_(dim, data.ndim)
+        if data.ndim == 0:
+            r = xp.zeros((), np.int64)
+        else:
+            if data.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+            r = as_array(fn(data, axis=d, keepdims=keepdim))
+    return wrap(as_array(r.astype(np.int64)), dtypes.int64)
+
+
+@tensor_method("argmax")
+def argmax(self, dim=None, keepdim: bool = False):
+    """The index of the largest element (of the flattened tensor, or along `dim`)."""
+    return _arg_extreme(self, "argmax", dim, keepdim)
+
+
+@tensor_method("argmin")
+def argmin(self, dim=None, keepdim: bool = False):
+    """The index of the smallest element (of the flattened tensor, or along `dim`)."""
+    return _arg_extreme(self, "argmin", dim, keepdim)
+
+
+# var / std -------------------------------------------------------------------------------------
+DOF_WARNING = (
+    "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+    "factor (input numel divided by output numel). (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)"
+)
+
+
+class VarBackward0(Node):
+    """d var / dx = 2 (x - mean) / (N - correction)."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        shape = x._data.shape
+        g = _keep(g, self.dims, self.keepdim, shape)
+        m = x.mean(self.dims, keepdim=True) if self.dims is not None else x.mean()
+        return (g * (x - m) * (2.0 / self.dof) if self.dof > 0 else g * (x - m) * math.inf,)
+
+
+class StdBackward0(Node):
+    """d std / dx = (x - mean) / ((N - correction) * std), and 0 where std is 0."""
+
+    def backward(self, g):
+        from gradshell.ops.unary import where
+
+        x = self.saved("self")
+        r = self.saved("result")
+        shape = x._data.shape
+        g = _keep(g, self.dims, self.keepdim, shape)
+        r = _keep(r, self.dims, self.keepdim, shape)
+        m = x.mean(self.dims, keepdim=True) if self.dims is not None else x.mean()
+        zero = (r == 0).detach()
+        safe = where(zero, r * 0 + 1, r)
+        dof = self.dof if self.dof > 0 else 0.0
+        grad = g * (x - m) / (safe * dof) if dof else g * (x - m) * math.inf
+        return (where(zero, g * 0, grad),)
+
+
+def _var_args(name: str, args: tuple, kwargs: dict):
+    dim = kwargs.pop("dim", None)
+    unbiased = kwargs.pop("unbiased", None)
+    keepdim = kwargs.pop("keepdim", False)
+    correction = kwargs.pop("correction", None)
+    if kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    args = list(args)
+    if args and isinstance(args[0], bool):
+        unbiased = args.pop(0)
+    if args:
+        dim = args.pop(0)
+    if args:
+        if unbiased is None and isinstance(args[0], bool) and len(args) >= 1:
+            unbiased = args.pop(0)
+    if args:
+        keepdim = args.pop(0)
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dim, correction, keepdim
+
+
+def _var_std(self: Tensor, name: str, args: tuple, kwargs: dict):
+    import warnings
+
+    dim, correction, keepdim = _var_args(name, args, dict(kwargs))
+    if self._dtype.category != FLOAT:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    data = self._data
+    nd = data.ndim
+    dims = _dims_arg(dim, nd)
+    n = _count(data.shape, dims)
+    dof = builtins.max(0, n - correction)
+    if dof <= 0:
+        warnings.warn(DOF_WARNING.format(name=name), UserWarning, stacklevel=3)
+    xp = array_module(data)
+    kd = keepdim if dims is not None else False
+    m = xp.mean(data, axis=dims, keepdims=True)
+    dev = data - m
+    ss = xp.sum(dev * dev, axis=dims, keepdims=kd)
+    with np.errstate(all="ignore"):
+        v = ss / data.dtype.type(dof) if dof else ss / data.dtype.type(0)
+        r = xp.sqrt(v) if name == "std" else v
+    r = _reduced_data(as_array(r).astype(self._dtype.np, copy=False), nd, dims, keepdim)
+    res = wrap(r, self._dtype)
+    if needs_grad(self):
+        node = VarBackward0() if name == "var" else StdBackward0()
+        node.dims, node.keepdim, node.dof = dims, keepdim, dof
+        node.save("self", self)
+        if name == "std":
+            node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+@tensor_method("var")
+def var(self, *args, **kwargs):
+    """Variance over all elements or `dim`, divided by N - correction (1 by default)."""
+    return _var_std(self, "var", args, kwargs)
+
+
+@tensor_method("std")
+def std(self, *args, **kwargs):
+    """Standard deviation over all elements or `dim` (N - correction in the divisor)."""
+    return _var_std(self, "std", args, kwargs)
+
+
+# logsumexp -------------------------------------------------------------------------------------
+class LogsumexpBackward0(Node):
+    """d logsumexp / dx = exp(x - logsumexp): the softmax over the reduced dims."""
+
+    def backward(self, g):
+        from gradshell.ops.unary import exp
+
+        x = self.saved("self")
+        r = self.saved("result")
+        shape = x._data.shape
+        g = _keep(g, self.dims, self.keepdim, shape)
+        r = _keep(r, self.dims, self.keepdim, shape)
+        return (g * exp(x - r),)
+
+
+@tensor_method("logsumexp")
+def logsumexp(self, dim, keepdim: bool = False):
+    """log(sum(exp(x))) over `dim`, computed stably (shifted by the maximum)."""
+    data = self._data
+    dt = self._dtype
+    if dt.category != FLOAT:
+        dt = dtypes.get_default_dtype()
+        data = data.astype(dt.np)
+    nd = data.ndim
+    dims = _dims_arg(dim, nd)
+    xp = array_module(data)
+    if data.size == 0:
+        r = xp.log(xp.sum(xp.exp(data), axis=dims, keepdims=keepdim if dims else False))
+    else:
+        m = xp.max(data, axis=dims, keepdims=True)
+        m = xp.where(xp.isinf(m), 0, m)
+        s = xp.sum(xp.exp(data - m), axis=dims, keepdims=True)
+        r = xp.log(s) + m
+        if not keepdim:
+            r = r.reshape(()) if dims is None else xp.squeeze(r, axis=dims)
+    r = _reduced_data(as_array(r).astype(dt.np, copy=False), nd, dims, keepdim)
+    res = wrap(r, dt)
+    if needs_grad(self):
+        node = LogsumexpBackward0()
+        node.dims, node.keepdim = dims, keepdim
+        node.save("self", self)
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+# cumsum / cumprod ------------------------------------------------------------------------------
+class CumsumBackward0(Node):
+    """d cumsum: each input feeds every later output — a reversed cumulative sum."""
+
+    def backward(self, g):
+        d = self.dim
+        if g._data.ndim == 0:
+            return (g,)
+        return (cumsum(g.flip(d), d).flip(d),)
+
+
+@tensor_method("cumsum")
+def cumsum(self, dim, *, dtype=None):
+    """Cumulative sums along `dim`."""
+    dt = _sum_dtype(self, dtype)
+    nd = self._data.ndim
+    d = wrap_dim_(dim, nd)
+    data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
+    xp = array_module(data)
+    r = data.copy() if nd == 0 else xp.cumsum(data, axis=d, dtype=dt.np)
+    res = wrap(as_array(r), dt)
+    if needs_grad(self):
+        node = CumsumBackward0()
+        node.dim = d
+        record(node, (self,), res)
+    return res
+
+
+class CumprodBackward0(Node):
+    """d cumprod: sum over later outputs of the product of the other elements up to them."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        r = self.saved("result")
+        d = self.dim
+        if x._data.ndim == 0:
+            return (g,)
+        if not bool((x._data == 0).any()):
+            return (cumsum((g * r).flip(d), d).flip(d) / x,)
+        return (_cumprod_grad_with_zeros(g, x, d),)
+
+
+def _cumprod_grad_with_zeros(g: Tensor, x: Tensor, d: int) -> Tensor:
+    """grad_i = sum_{k >= i} g_k * prod_{j <= k, j != i} x_j, built with tensor ops (an n×n
+    table per slice), so that zeros in x need no division."""
+    from gradshell.ops.shape import tril
+
+    xm = x.movedim(d, -1)
+    gm = g.movedim(d, -1)
+    n = xm._data.shape[-1]
+    xp = array_module(x._data)
+    eye = wrap(xp.eye(n, dtype=bool), dtypes.bool_)
+    # rows i: x with element i replaced by 1
+    table = xm.unsqueeze(-2).expand(xm._data.shape[:-1] + (n, n))
+    from gradshell.ops.unary import where
+
+    table = where(eye, table * 0 + 1, table)
+    partial = cumprod(table, -1)  # [..., i, k] = prod_{j<=k, j!=i} x_j
+    upper = tril(wrap(xp.ones((n, n), x._dtype.np), x._dtype)).t()  # k >= i
+    grad = (partial * upper * gm.unsqueeze(-2)).sum(-1)
+    return grad.movedim(-1, d)
+
+
+@tensor_method("cumprod")
+def cumprod(self, dim, *, dtype=None):
+    """Cumulative products along `dim`."""
+    dt = _sum_dtype(self, dtype)
+    nd = self._data.ndim
+    d = wrap_dim_(dim, nd)
+    data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
+    xp = array_module(data)
+    r = data.copy() if nd == 0 else xp.cumprod(data, axis=d, dtype=dt.np)
+    res = wrap(as_array(r), dt)
+    if needs_grad(self):
+        node = CumprodBackward0()
+        node.dim = d
+        node.save("self", self)
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
+
+
+# all / any -------------------------------------------------------------------------------------
+def _logical_reduce(self: Tensor, name: str, dim, keepdim: bool):
+    data = self._data
+    nd = data.ndim
+    dims = _dims_arg(dim, nd)
+    xp = array_module(data)
+    fn = xp.all if name == "all" else xp.any
+    r = _reduced_data(fn(data, axis=dims, keepdims=keepdim if dims else False), nd, dims, keepdim)
+    # uint8 inputs give uint8 results (a quirk PyTorch keeps for compatibility)
+    dt = dtypes.uint8 if self._dtype is dtypes.uint8 else dtypes.bool_
+    return wrap(as_array(r.astype(dt.np, copy=False)), dt)
+
+
+@tensor_method("all")
+def all(self, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+    """True if every element (along `dim`) is nonzero."""
+    return _logical_reduce(self, "all", dim, keepdim)
+
+
+@tensor_method("any")
+def any(self, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+    """True if some element (along `dim`) is nonzero."""
+    return _logical_reduce(self, "any", dim, keepdim)
+
+
+# dist ------------------------------------------------------------------------------------------
+def _pnorm_grad(g: Tensor, x: Tensor, r: Tensor, p: float) -> Tensor:
+    """The gradient of the p-norm of all of x (r is the norm), with PyTorch's conventions:
+    0 where the norm is 0; for p = inf, shared evenly by the elements of largest |x|."""
+    from gradshell.ops.unary import where
+
+    if p == 0:
+        return g * x * 0
+    if p == 1:
+        return g * x.sign()
+    zero = (r == 0).detach()
+    safe = where(zero, r * 0 + 1, r)
+    if p == 2:
+        return where(zero, g * x * 0, g * x / safe)
+    if math.isinf(p):
+        mask = (x.abs() == r).detach()
+        return g * x.sign() * mask / mask.sum()
+    scale = x * x.abs() ** (p - 2) / safe ** (p - 1)
+    return where(zero, g * x * 0, g * scale)
+
+
+class DistBackward0(Node):
+    """dist(a, b) = ‖a - b‖_p: the norm's gradient for a, its negative for b."""
+
+    def backward(self, g):
+        diff = self.saved("self") - self.saved("other")
+        grad = _pnorm_grad(g, diff, self.saved("result"), self.p)
+        return (grad if self.needs[0] else None, -grad if self.needs[1] else None)
+
+
+@tensor_method("dist")
+def dist(self, other, p=2):
+    """The p-norm of self - other (broadcasting)."""
+    from gradshell.ops.arithmetic import _apply
+
+    dt = dtypes.result_type(self, other)
+    if dt.category != FLOAT:
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. Got {_CAP[dt.name]} "
+            "instead."
+        )
+    diff = _apply("subtract", self.detach(), other.detach(), dt)
+    r = vector_norm(diff, float(p))
+    res = wrap(r._data, dt)
+    if needs_grad(self, other):
+        node = DistBackward0()
+        node.p = float(p)
+        node.needs = (self._requires_grad, other._requires_grad)
+        node.save("self", self)
+        node.save("other", other)
+        node.save("result", res, is_output=True)
+        record(node, (self, other), res)
     return res

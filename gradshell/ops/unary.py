@@ -217,7 +217,7 @@ class AbsBackward0(Node):
 def abs(self):  # noqa: A001 - PyTorch's name
     """Absolute value."""
     if self._dtype.category == BOOL:
-        raise RuntimeError("\"abs_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return unary(self, "abs", AbsBackward0, "self", floating=False)
 
 
@@ -338,7 +338,7 @@ class ReluBackward0(Node):
 def relu(self):
     """max(x, 0)."""
     if self._dtype.category == BOOL:
-        raise RuntimeError("\"clamp_min_scalar_cpu\" not implemented for 'Bool'")
+        raise RuntimeError("Boolean inputs not supported for relu")
     xp = array_module(self._data)
     res = wrap(as_array(xp.maximum(self._data, 0).astype(self._dtype.np, copy=False)), self._dtype)
     if needs_grad(self):
