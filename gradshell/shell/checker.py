@@ -49,13 +49,13 @@ _REFUSED_NAMES = {
 _PROTECTED = frozenset({"super"})
 
 _REFUSED_NODES = {
-    "AsyncFunctionDef": "'async def'",
-    "AsyncFor": "'async for'",
-    "AsyncWith": "'async with'",
-    "Await": "'await'",
-    "Match": "'match' statements",
-    "TryStar": "'except*'",
-    "TypeAlias": "'type' statements",
+    "AsyncFunctionDef": "'async def' is",
+    "AsyncFor": "'async for' is",
+    "AsyncWith": "'async with' is",
+    "Await": "'await' is",
+    "Match": "'match' statements are",
+    "TryStar": "'except*' is",
+    "TypeAlias": "'type' statements are",
 }
 
 _ALLOWED_NODES = frozenset(
@@ -99,8 +99,8 @@ class _Checker(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> None:
         kind = type(node).__name__
         if kind not in _ALLOWED_NODES:
-            what = _REFUSED_NODES.get(kind, f"'{kind}'")
-            self.refuse(node, f"{what} is not available here")
+            what = _REFUSED_NODES.get(kind, f"'{kind}' is")
+            self.refuse(node, f"{what} not available here")
         was_class = self.in_class_body
         if not isinstance(node, ast.ClassDef):
             self.in_class_body = False

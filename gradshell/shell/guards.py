@@ -54,8 +54,35 @@ def _describe(obj: Any) -> str:
     if isinstance(obj, type):
         return f"class '{type_name(obj)}'"
     if isinstance(obj, types.ModuleType):
-        return f"module '{obj.__name__}'"
+        return f"module '{module_display_name(obj)}'"
+    module_name = getattr(type(obj), "_gs_module_name", None)
+    if module_name is not None:
+        return f"module '{module_name(obj)}'"
     return f"'{type_name(type(obj))}' objects"
+
+
+def module_display_name(module: types.ModuleType) -> str:
+    """`torch.nn` for gradshell.torch.nn: the name the learner imported it by."""
+    name = module.__name__
+    if name.startswith("gradshell.torch"):
+        return name[len("gradshell.") :]
+    return name
+
+
+def _absent(obj: Any, name: str) -> bool:
+    """True if `obj` clearly has no attribute `name` (looked up without running code)."""
+    if isinstance(obj, types.ModuleType):
+        return name not in vars(obj)
+    classes = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    for cls in classes:
+        if name in cls.__dict__ or "__getattr__" in cls.__dict__ and cls is not object:
+            return False
+    if isinstance(obj, type):
+        return all(name not in vars(meta) for meta in type(obj).__mro__)
+    try:
+        return name not in object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return True
 
 
 # --- substitutions: safe stand-ins for raw methods --------------------------------
@@ -180,6 +207,13 @@ def ga(obj: Any, name: str) -> Any:
     if _inst_cache.get((type(obj), name)):
         return getattr(obj, name)
     if _attr_allowed(obj, name):
+        if type(obj) is types.ModuleType:
+            try:
+                return getattr(obj, name)
+            except AttributeError:
+                raise AttributeError(
+                    f"module '{module_display_name(obj)}' has no attribute '{name}'"
+                ) from None
         return getattr(obj, name)
     sub = _replacement(obj, name)
     if sub is not None:
@@ -187,12 +221,19 @@ def ga(obj: Any, name: str) -> Any:
     raise refuse_attr(obj, name)
 
 
-def refuse_attr(obj: Any, name: str) -> Refused:
+def refuse_attr(obj: Any, name: str) -> Exception:
     """The refusal for reading `obj.name`."""
     if name.startswith("_"):
         return Refused("attributes starting with '_' are not available here")
     if isinstance(obj, types.ModuleType):
-        return Refused(f"'{obj.__name__}.{name}' is not available here")
+        shown = module_display_name(obj)
+        if name not in vars(obj):
+            return AttributeError(f"module '{shown}' has no attribute '{name}'")
+        return Refused(f"'{shown}.{name}' is not available here")
+    if _absent(obj, name):
+        if isinstance(obj, type):
+            return AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
+        return AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
     return Refused(f"attribute '{name}' of {_describe(obj)} is not available here")
 
 

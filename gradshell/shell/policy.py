@@ -299,7 +299,8 @@ def value_is_api(value: Any) -> bool:
 def attr_allowed(obj: Any, name: str) -> bool:
     """May learner code read attribute `name` of `obj`?"""
     if name.startswith("_"):
-        return False
+        # The one dunder learner code may reach: `super().__init__`.
+        return name == "__init__" and type(obj) is super and _super_allowed(obj, name)
     if isinstance(obj, type):
         key: tuple[Any, str] = (obj, name)
         hit = _class_cache.get(key)
@@ -431,10 +432,10 @@ def call_allowed(f: Any) -> bool:
             or _module_name_is_api(f.__module__)
         )
     if tf is types.MethodType:
+        if is_exposed(f):
+            return True
         func = f.__func__
-        if type(func) is types.FunctionType:
-            return call_allowed(func)
-        return is_exposed(f) or call_allowed(func)
+        return call_allowed(func)
     if tf is types.BuiltinFunctionType:
         if is_exposed(f):
             return True

@@ -47,6 +47,9 @@ class SafeModule:
     def __dir__(self) -> list[str]:
         return sorted(k for k in vars(self) if not k.startswith("_"))
 
+    def _gs_module_name(self) -> str:
+        return self._gs_name
+
     def _gs_exports(self) -> list[str]:
         return self.__dir__()
 

@@ -1,0 +1,199 @@
+"""The DSL checker: every allowed construct runs, every refused one names itself."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from gradshell.shell.checker import check
+from gradshell.shell.errors import Refused
+
+# Each program uses one construct of the DSL and prints what it computed.
+ALLOWED = [
+    ("x = 1\ny = x + 2\nprint(y)", "3\n"),
+    ("a, b = 1, 2\na, b = b, a\nprint(a, b)", "2 1\n"),
+    ("x = 5\nx += 2\nx *= 3\nx -= 1\nx //= 2\nprint(x)", "10\n"),
+    ("first, *rest = [1, 2, 3]\nprint(first, rest)", "1 [2, 3]\n"),
+    ("d = {'a': 1}\nd['b'] = 2\nd['a'] += 10\nprint(d)", "{'a': 11, 'b': 2}\n"),
+    ("xs = [1, 2, 3, 4]\nprint(xs[1:3], xs[::-1], xs[-1])", "[2, 3] [4, 3, 2, 1] 4\n"),
+    (
+        "def f(a, b=2, *args, **kw):\n    return a + b + sum(args) + len(kw)\nprint(f(1), f(1, 1, 1, z=0))",
+        "3 4\n",
+    ),
+    ("g = lambda x: x * 2\nprint(g(21))", "42\n"),
+    (
+        "x = 3\nif x > 5:\n    print('big')\nelif x > 2:\n    print('mid')\nelse:\n    print('small')",
+        "mid\n",
+    ),
+    ("for i in range(3):\n    if i == 1:\n        continue\n    print(i)", "0\n2\n"),
+    ("n = 0\nwhile True:\n    n += 1\n    if n == 3:\n        break\nprint(n)", "3\n"),
+    ("print(f'{1 + 1} and {3.14159:.2f} {\"x\"!r}')", "2 and 3.14 'x'\n"),
+    (
+        "print([i * i for i in range(4)], {i % 2 for i in range(4)}, {i: i for i in range(2)})",
+        "[0, 1, 4, 9] {0, 1} {0: 0, 1: 1}\n",
+    ),
+    ("print(sum(i for i in range(5)))", "10\n"),
+    (
+        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\nfinally:\n    print('done')",
+        "caught division by zero\ndone\n",
+    ),
+    (
+        "try:\n    raise ValueError('bad')\nexcept (TypeError, ValueError) as e:\n    print(e.args)",
+        "('bad',)\n",
+    ),
+    ("assert 1 + 1 == 2\nprint('ok')", "ok\n"),
+    (
+        "class A:\n    def __init__(self, v):\n        self.v = v\n    def get(self):\n        return self.v\nprint(A(7).get())",
+        "7\n",
+    ),
+    (
+        "class A:\n    def __init__(self):\n        self.n = 1\nclass B(A):\n    def __init__(self):\n        super().__init__()\n        self.n += 1\nprint(B().n)",
+        "2\n",
+    ),
+    (
+        "class A:\n    def __init__(self):\n        self.n = 1\nclass B(A):\n    def __init__(self):\n        super(B, self).__init__()\nprint(B().n)",
+        "1\n",
+    ),
+    ("class C:\n    def __call__(self, x):\n        return x + 1\nprint(C()(1))", "2\n"),
+    (
+        "class C:\n    count = 0\n    @staticmethod\n    def s():\n        return 's'\n    @classmethod\n    def k(cls):\n        return cls.count\nprint(C.s(), C.k())",
+        "s 0\n",
+    ),
+    ("if __name__ == '__main__':\n    print('main')", "main\n"),
+    ("import math\nprint(math.sqrt(16), math.pi > 3)", "4.0 True\n"),
+    ("from math import floor as fl\nprint(fl(2.5))", "2\n"),
+    ("import random\nrandom.seed(0)\nprint(0 <= random.random() < 1)", "True\n"),
+    ("import numpy as np\na = np.ones((2, 3))\nprint(a.shape, a.sum())", "(2, 3) 6.0\n"),
+    ("import numpy as np\nprint(np.arange(4).reshape(2, 2).T.tolist())", "[[0, 2], [1, 3]]\n"),
+    (
+        "import numpy as np\nprint(np.random.rand(2, 2).shape, np.linalg.norm(np.array([3.0, 4.0])))",
+        "(2, 2) 5.0\n",
+    ),
+    (
+        "def outer():\n    total = 0\n    def inner():\n        nonlocal total\n        total += 1\n    inner()\n    return total\nprint(outer())",
+        "1\n",
+    ),
+    ("count = 0\ndef bump():\n    global count\n    count += 1\nbump()\nprint(count)", "1\n"),
+    ("x = [1, 2]\ndel x[0]\nprint(x)", "[2]\n"),
+    ("print((y := 5) + y)", "10\n"),
+    ("def gen():\n    yield 1\n    yield 2\nprint(list(gen()))", "[1, 2]\n"),
+    ("print('-'.join(['a', 'b']), 'x'.upper(), 'a b'.split())", "a-b X ['a', 'b']\n"),
+    (
+        "print('{} + {} = {}'.format(1, 2, 3), '%d%%' % 50, format(3.14159, '.1f'))",
+        "1 + 2 = 3 50% 3.1\n",
+    ),
+    ("print(isinstance(1, int), type(1), len('abc'))", "True <class 'int'> 3\n"),
+    (
+        "print(sorted([3, 1, 2], key=lambda v: -v), list(zip('ab', range(2))))",
+        "[3, 2, 1] [('a', 0), ('b', 1)]\n",
+    ),
+    ("x: int = 3\nprint(x)", "3\n"),
+    ("for _ in range(2):\n    pass\nprint(_)", "1\n"),
+    (
+        "print(abs(-2), min(3, 1), max([4, 5]), round(2.567, 2), divmod(7, 2), pow(2, 10))",
+        "2 1 5 2.57 (3, 1) 1024\n",
+    ),
+    (
+        "print(hasattr('x', 'upper'), hasattr('x', '__class__'), callable(print))",
+        "True False True\n",
+    ),
+    (
+        "print(2 ** 10, 1 << 4, 7 % 3, 7 // 2, -3 & 0xF, 3 | 4, 6 ^ 3, 8 >> 1)",
+        "1024 16 1 3 13 7 5 4\n",
+    ),
+]
+
+
+@pytest.mark.parametrize("source,expected", ALLOWED)
+def test_allowed_construct_runs(session, source, expected):
+    result = session.run_cell(source)
+    assert result.error is None, result.output
+    assert result.output == expected
+
+
+REFUSED = [
+    ("__import__('os')", "names starting with '_' are not available here (line 1)"),
+    ("x = 1\ny = x.__class__", "attributes starting with '_' are not available here (line 2)"),
+    ("_secret = 1", "names starting with '_' are not available here (line 1)"),
+    ("import os", "import of 'os' is not available here"),
+    ("from subprocess import run", "import of 'subprocess' is not available here"),
+    ("from . import x", "relative imports are not available here"),
+    ("from torch import _C", "names starting with '_' are not available here"),
+    ("async def f():\n    pass", "'async def' is not available here (line 1)"),
+    ("def f():\n    await g()", "'await' is not available here (line 2)"),
+    ("match x:\n    case 1:\n        pass", "'match' statements are not available here (line 1)"),
+    ("open('f')", "'open' (files) is not available here (line 1)"),
+    ("eval('1')", "'eval' is not available here (line 1)"),
+    ("exec('1')", "'exec' is not available here"),
+    ("compile('1', 'f', 'eval')", "'compile' is not available here"),
+    ("getattr(1, 'real')", "'getattr' is not available here"),
+    ("globals()", "'globals' is not available here"),
+    ("input()", "'input' is not available here"),
+    (
+        "class A:\n    def __eq__(self, o):\n        return True",
+        "defining '__eq__' is not available here",
+    ),
+    (
+        "class A(metaclass=type):\n    pass",
+        "class keywords (such as metaclass=) are not available here (line 1)",
+    ),
+    (
+        "try:\n    pass\nexcept BaseException:\n    pass",
+        "'BaseException' is not available here (catch Exception instead) (line 3)",
+    ),
+    (
+        "while True:\n    try:\n        pass\n    finally:\n        continue",
+        "'continue' inside 'finally' is not available here (line 5)",
+    ),
+    (
+        "def f():\n    try:\n        pass\n    finally:\n        return 1",
+        "'return' inside 'finally' is not available here (line 5)",
+    ),
+    ("super = 1", "'super' cannot be reassigned here (line 1)"),
+    ("f(_x=1)", "names starting with '_' are not available here (line 1)"),
+    ("def f(_a):\n    pass", "names starting with '_' are not available here (line 1)"),
+    ("x = [i async for i in y]", "'async for' is not available here"),
+]
+
+
+@pytest.mark.parametrize("source,message", REFUSED)
+def test_refused_construct_names_itself(session, source, message):
+    session.run_cell("keep = 41")
+    result = session.run_cell(source)
+    assert result.output.startswith("gradshell: "), result.output
+    assert message in result.output
+    assert result.output.count("\n") == 1  # one line
+    assert result.error is not None
+    # nothing ran and the session goes on with its variables
+    assert session.run_cell("keep + 1").output == "42\n"
+
+
+def test_refusal_happens_before_anything_runs(session):
+    result = session.run_cell("a = 1\nprint('ran')\nb = ().__class__")
+    assert (
+        result.output == "gradshell: attributes starting with '_' are not available here (line 3)\n"
+    )
+    assert "a" not in session.namespace
+
+
+def test_checker_reports_first_problem_in_source_order():
+    tree = ast.parse("ok = 1\nimport os\n__import__('x')")
+    with pytest.raises(Refused) as info:
+        check(tree)
+    assert info.value.lineno == 2
+
+
+def test_deeply_nested_code_is_refused_not_crashing(session):
+    source = "x = " + "(" * 200 + "1" + ")" * 200
+    result = session.run_cell(source)
+    assert result.error is not None or result.output == ""
+    assert session.run_cell("1 + 1").output == "2\n"
+    long_sum = "x = " + " + ".join(["1"] * 20000)
+    result = session.run_cell(long_sum)
+    assert session.run_cell("2 + 2").output == "4\n"
+
+
+def test_name_dunder_name_is_readable_but_not_writable(session):
+    assert session.run_cell("__name__").output == "'__main__'\n"
+    assert "names starting with '_'" in session.run_cell("__name__ = 'x'").output

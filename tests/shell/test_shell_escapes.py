@@ -1,0 +1,164 @@
+"""Known escape attempts: each is refused with a clear message, nothing escapes, and the
+session goes on with its variables intact."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from gradshell.shell.session import Session
+
+PWNED = "/tmp/gradshell_escape_marker"
+
+# (name, source). Each must be refused or fail without reaching the host.
+ESCAPES = [
+    # file system
+    ("open-read", "open('/etc/passwd').read()"),
+    ("open-write", f"open('{PWNED}', 'w').write('x')"),
+    ("builtins-dict", "__builtins__['open']"),
+    ("builtins-attr", "print.__self__.open"),
+    # OS, subprocess, network, interpreter
+    ("import-os", "import os"),
+    ("import-os-path", "import os.path"),
+    ("from-os", "from os import system"),
+    ("import-subprocess", "import subprocess"),
+    ("import-socket", "import socket"),
+    ("import-sys", "import sys"),
+    ("import-importlib", "import importlib"),
+    ("import-builtins", "import builtins"),
+    ("dunder-import", "__import__('os').system('touch " + PWNED + "')"),
+    # eval / exec / compile
+    ("eval", "eval('1 + 1')"),
+    ("exec", "exec('x = 1')"),
+    ("compile", "compile('1', 'f', 'eval')"),
+    # getattr / setattr walks
+    ("getattr", "getattr(1, 'real')"),
+    ("setattr", "setattr(keep, 'x', 1)"),
+    ("vars", "vars()"),
+    ("globals", "globals()['__builtins__']"),
+    ("locals", "locals()"),
+    # dunders and __subclasses__ walks
+    ("class-attr", "keep.__class__"),
+    ("subclasses", "().__class__.__bases__[0].__subclasses__()"),
+    ("mro", "type(keep).__mro__"),
+    ("type-mro-method", "type(type(1)).mro(type(1))"),
+    ("reduce", "keep.__reduce__()"),
+    ("reduce-ex", "keep.__reduce_ex__(2)"),
+    ("type-three-args", "type(type(1))('X', (), {})"),
+    ("metaclass-base", "class M(type(type(1))):\n    pass"),
+    ("dunder-method-def", "class A:\n    def __getattribute__(self, name):\n        return 1"),
+    # function globals, frames, tracebacks, generators
+    ("function-globals", "def f():\n    pass\nf.__globals__"),
+    ("function-code", "f = lambda: 0\nf.__code__"),
+    ("func-globals-py2", "def f():\n    pass\nf.func_globals"),
+    ("generator-frame", "g = (i for i in range(3))\ng.gi_frame"),
+    ("generator-frame-globals", "def gen():\n    yield 1\ng = gen()\ng.gi_frame.f_globals"),
+    ("generator-code", "g = (i for i in range(3))\ng.gi_code"),
+    ("traceback-dunder", "try:\n    1 / 0\nexcept Exception as e:\n    t = e.__traceback__"),
+    ("traceback-method", "try:\n    1 / 0\nexcept Exception as e:\n    w = e.with_traceback"),
+    ("tb-frame", "try:\n    1 / 0\nexcept Exception as e:\n    e.__traceback__.tb_frame"),
+    # string formatting walks
+    ("format-class", "'{0.__class__}'.format(keep)"),
+    ("format-deep", "'{0.__class__.__bases__}'.format(keep)"),
+    ("format-map", "'{x}'.format_map({'x': 1})"),
+    ("format-unbound", "str.format('{0.__class__}', keep)"),
+    ("format-index-walk", "'{0[0].__class__}'.format([keep])"),
+    ("fstring-dunder", "f'{keep.__class__}'"),
+    # NumPy escapes
+    ("np-load", "import numpy as np\nnp.load('x.npy')"),
+    ("np-save", "import numpy as np\nnp.save('" + PWNED + "', np.ones(2))"),
+    ("np-fromfile", "import numpy as np\nnp.fromfile('/etc/passwd')"),
+    ("np-memmap", "import numpy as np\nnp.memmap('/etc/passwd')"),
+    ("np-ctypeslib", "import numpy as np\nnp.ctypeslib"),
+    ("np-lib", "import numpy as np\nnp.lib"),
+    ("np-core", "import numpy as np\nnp._core"),
+    ("ndarray-ctypes", "import numpy as np\nnp.ones(2).ctypes"),
+    ("ndarray-tofile", "import numpy as np\nnp.ones(2).tofile('" + PWNED + "')"),
+    ("ndarray-dump", "import numpy as np\nnp.ones(2).dump('" + PWNED + "')"),
+    ("ndarray-dumps", "import numpy as np\nnp.ones(2).dumps()"),
+    ("ndarray-data", "import numpy as np\nnp.ones(2).data"),
+    ("ndarray-base", "import numpy as np\nnp.ones(4)[::2].base"),
+    ("np-module-setattr", "import numpy as np\nnp.load = 1"),
+    ("np-from-import", "from numpy import load"),
+    ("np-random-state", "import numpy as np\nnp.random.mtrand"),
+    ("math-internals", "import math\nmath.sys"),
+    # exception and type walks
+    (
+        "exception-obj",
+        "class K:\n    pass\ntry:\n    K().nope\nexcept AttributeError as e:\n    e.obj",
+    ),
+    ("exception-class-mro", "ZeroDivisionError.mro()"),
+    ("catch-base-exception", "try:\n    pass\nexcept BaseException:\n    pass"),
+    ("finally-continue", "while True:\n    try:\n        pass\n    finally:\n        continue"),
+    # misc builtins
+    ("breakpoint", "breakpoint()"),
+    ("input", "input()"),
+    ("help", "help(print)"),
+    ("memoryview", "memoryview(b'abc')"),
+    ("bytearray", "bytearray(10)"),
+    ("exit-dunder", "exit.__call__"),
+    ("super-rebind", "super = print"),
+    ("class-keyword", "class A(metaclass=type):\n    pass"),
+    ("relative-import", "from . import x"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _no_marker():
+    if os.path.exists(PWNED):
+        os.remove(PWNED)
+    yield
+    assert not os.path.exists(PWNED), "an escape attempt touched the file system"
+
+
+def test_there_are_at_least_forty_escapes():
+    assert len(ESCAPES) >= 40
+
+
+@pytest.mark.parametrize("name,source", ESCAPES, ids=[e[0] for e in ESCAPES])
+def test_escape_is_refused(name, source):
+    session = Session(viz=False)
+    session.run_cell("keep = 41\nimport torch")
+    result = session.run_cell(source)
+    assert result.error is not None, f"{name} was not refused:\n{result.output}"
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("gradshell: ") or last.startswith(("NameError", "TypeError")), (
+        result.output
+    )
+    if last.startswith("gradshell: "):
+        assert "(line " in last and "not available here" in last or "cannot" in last
+    # the session goes on, its variables intact
+    assert session.run_cell("keep + 1").output == "42\n"
+
+
+def test_module_objects_cannot_be_modified():
+    session = Session(viz=False)
+    session.run_cell("import torch\nimport math")
+    assert "not available here" in session.run_cell("torch.ones = 1").output
+    assert "not available here" in session.run_cell("math.pi = 3").output
+    assert session.run_cell("math.pi > 3.14").output == "True\n"
+
+
+def test_hidden_torch_file_functions():
+    session = Session(viz=False)
+    session.run_cell("import torch")
+    for name in ("save", "load", "hub", "jit"):
+        out = session.run_cell(f"torch.{name}").output
+        assert out.startswith("gradshell: ") or "AttributeError" in out
+
+
+def test_dir_shows_only_usable_names():
+    session = Session(viz=False)
+    session.run_cell("import numpy as np\na = np.ones(2)")
+    names = session.namespace["__builtins__"]["dir"](session.namespace["a"])
+    assert "ctypes" not in names and "tofile" not in names and "sum" in names
+    assert not any(n.startswith("_") for n in names)
+    out = session.run_cell("dir(np)").output
+    assert "'zeros'" in out and "'load'" not in out
+
+
+def test_format_without_walks_still_works():
+    session = Session(viz=False)
+    out = session.run_cell("'{0} {x:>4} {0!r}'.format('a', x=1)").output
+    assert out == "\"a    1 'a'\"\n"

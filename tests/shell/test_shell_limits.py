@@ -1,0 +1,191 @@
+"""Resource guards: big integers, long sequences, huge arrays and tensors, format widths,
+recursion, memory, time limit and Ctrl-C. Each leaves the session usable."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from gradshell.shell.errors import ResourceLimitError, StatementTimeout
+from gradshell.shell.session import Session
+
+REFUSED_WORK = [
+    "10**10**10",
+    "1 << 10**9",
+    "str(10**100000)",
+    "'x' * 10**10",
+    "10**10 * 'x'",
+    "[0] * 10**10",
+    "(1,) * 10**9",
+    "s = 'ab'\nfor i in range(64):\n    s = s + s",
+    "s = 'ab'\nfor i in range(64):\n    s += s",
+    "x = 3\nfor i in range(40):\n    x = x * x",
+    "x = 3\nfor i in range(40):\n    x *= x",
+    "pow(10, 10**8)",
+    "'%0999999999d' % 1",
+    "'{:>9999999999}'.format(1)",
+    "f'{1:>9999999999}'",
+    "format(1, '9999999999')",
+    "'x'.center(10**10)",
+    "'x'.ljust(10**10)",
+    "'7'.zfill(10**10)",
+    "('x' * 10**6).join(['a'] * 10**6)",
+    "('x' * 10**4).replace('x', 'y' * 10**6)",
+    "import math\nmath.factorial(10**7)",
+    "import math\nmath.comb(10**7, 5 * 10**6)",
+    "import random\nrandom.getrandbits(10**9)",
+    "import numpy as np\nnp.zeros((10**6, 10**6))",
+    "import numpy as np\nnp.ones(10**12)",
+    "import numpy as np\nnp.arange(10**12)",
+    "import numpy as np\nnp.random.randn(10**6, 10**6)",
+    "import numpy as np\nnp.linspace(0, 1, 10**12)",
+    "import numpy as np\nnp.eye(10**6)",
+    "import numpy as np\na = np.ones(10**5)\nb = a[:, None] * a",
+    "import numpy as np\na = np.ones(10**5)\nnp.outer(a, a)",
+    "import numpy as np\nnp.random.default_rng(0).normal(size=10**12)",
+    "import numpy as np\nnp.array(range(10**12))",
+]
+
+
+@pytest.mark.parametrize("source", REFUSED_WORK)
+def test_big_work_is_refused_before_it_starts(source):
+    session = Session(viz=False)
+    session.run_cell("keep = 41")
+    start = time.perf_counter()
+    result = session.run_cell(source)
+    assert time.perf_counter() - start < 5
+    assert isinstance(result.error, ResourceLimitError), result.output
+    assert result.output.startswith("gradshell: ")
+    assert "over the limit" in result.output
+    assert session.run_cell("keep + 1").output == "42\n"
+
+
+def test_limits_do_not_get_in_the_way_of_normal_work(session):
+    source = (
+        "import math\nimport numpy as np\n"
+        "print(2**100 > 0, len('ab' * 1000), math.factorial(20), len([0] * 10**6))\n"
+        "print(np.zeros((100, 100)).sum(), len('x'.center(50)), f'{3.14159:10.3f}')"
+    )
+    result = session.run_cell(source)
+    assert result.error is None, result.output
+    assert result.output == "True 2000 2432902008176640000 1000000\n0.0 50      3.142\n"
+
+
+def test_huge_tensor_is_refused_with_a_clear_error(session):
+    session.run_cell("import torch\nkeep = torch.ones(2)")
+    result = session.run_cell("torch.ones(10**6, 10**6)")
+    assert result.error is not None
+    assert "1,000,000,000,000 elements" in result.output
+    assert "tensor([2., 2.])" in session.run_cell("keep * 2").output
+
+
+def test_max_elements_is_configurable():
+    session = Session(viz=False, max_elements=1000)
+    result = session.run_cell("import numpy as np\nnp.zeros(2000)")
+    assert isinstance(result.error, ResourceLimitError)
+    assert session.run_cell("np.zeros(999).shape").output == "(999,)\n"
+
+
+def test_tensor_limit_follows_the_session():
+    session = Session(viz=False, max_elements=1000)
+    result = session.run_cell("import torch\nt = torch.zeros(2000)")
+    assert result.error is not None and "over the limit" in result.output
+    other = Session(viz=False)
+    assert other.run_cell("import torch\ntorch.zeros(2000).shape").output == "torch.Size([2000])\n"
+
+
+def test_recursion_error_is_caught(session):
+    session.run_cell("def f(n):\n    return f(n + 1)\n")
+    result = session.run_cell("f(0)")
+    assert isinstance(result.error, RecursionError)
+    assert "RecursionError: maximum recursion depth exceeded" in result.output
+    assert "[Previous line repeated" in result.output
+    assert session.run_cell("1 + 1").output == "2\n"
+
+
+def test_memory_error_is_caught(session):
+    session.run_cell("keep = 41")
+    session.namespace["boom"] = _raiser(MemoryError)
+    result = session.run_cell("boom()")
+    assert isinstance(result.error, MemoryError)
+    assert result.output.rstrip().endswith("MemoryError")
+    assert session.run_cell("keep + 1").output == "42\n"
+
+
+def _raiser(exc_type):
+    from gradshell.shell import policy
+
+    def boom():
+        raise exc_type()
+
+    return policy.expose(boom)
+
+
+def test_time_limit_stops_a_runaway_statement():
+    session = Session(viz=False, time_limit=0.5)
+    session.run_cell("keep = 41")
+    start = time.perf_counter()
+    result = session.run_cell("while True:\n    pass")
+    assert time.perf_counter() - start < 5
+    assert isinstance(result.error, StatementTimeout)
+    assert result.output in {
+        f"gradshell: stopped after 0.5 s, the time limit for one statement (line {n})\n"
+        for n in (1, 2)
+    }
+    assert session.run_cell("keep + 1").output == "42\n"
+
+
+def test_time_limit_cannot_be_swallowed():
+    session = Session(viz=False, time_limit=0.5)
+    source = "while True:\n    try:\n        while True:\n            pass\n    except Exception:\n        pass"
+    start = time.perf_counter()
+    result = session.run_cell(source)
+    assert time.perf_counter() - start < 5
+    assert isinstance(result.error, StatementTimeout)
+    source = "while True:\n    try:\n        pass\n    except:\n        pass"
+    result = session.run_cell(source)
+    assert isinstance(result.error, StatementTimeout)
+
+
+def test_time_limit_off_thread():
+    session = Session(viz=False, time_limit=0.5)
+    box = {}
+
+    def work():
+        box["result"] = session.run_cell("while True:\n    pass")
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert isinstance(box["result"].error, StatementTimeout)
+
+
+def test_keyboard_interrupt_stops_a_loop_and_keeps_the_session(session):
+    session.run_cell("keep = 41")
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    result = session.run_cell("while True:\n    pass")
+    timer.join()
+    assert isinstance(result.error, KeyboardInterrupt)
+    assert result.output.endswith("KeyboardInterrupt\n")
+    assert 'File "<stdin>", line' in result.output
+    assert session.run_cell("keep + 1").output == "42\n"
+
+
+def test_keyboard_interrupt_is_not_swallowed_by_except_exception(session):
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    source = "while True:\n    try:\n        pass\n    except:\n        pass"
+    result = session.run_cell(source)
+    timer.join()
+    assert isinstance(result.error, KeyboardInterrupt)
+
+
+def test_source_too_long_is_refused(session):
+    result = session.run_cell("x = 1\n" * 200_000)
+    assert result.output.startswith("gradshell: this input is too long")
