@@ -7,8 +7,8 @@ Formats understood:
   values follow `Out[n]: ` in the expected output;
 * a mix of the two (seed 000 types at `>>>` and shows `Out[n]:` results).
 
-The expected output of a statement is every line after it up to the next prompt or
-the next blank line; `<BLANKLINE>` stands for an empty line inside it. Other lines
+The expected output of a statement is every line after it up to the next prompt, the
+next blank line or the next directive line; `<BLANKLINE>` stands for an empty line inside it. Other lines
 are prose and are ignored, except directive lines `# replay: key=value`
 (`session=NAME` starts a new session, `style=modern|legacy`, `prompt=python|ipython`).
 A statement line carrying `# replay: skip` is not run; `# replay: random` is run but
@@ -76,10 +76,15 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def read_transcript(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Transcript:
-    """Read and parse a transcript file; raises `TranscriptError` with a clear message."""
+def read_transcript(
+    path: str | Path, *, max_bytes: int = MAX_BYTES, name: str | None = None
+) -> Transcript:
+    """Read and parse a transcript file; raises `TranscriptError` with a clear message.
+
+    `name` is how reports call the file (default: `path` as given).
+    """
     p = Path(path)
-    name = str(path)
+    name = name or str(path)
     try:
         size = p.stat().st_size
         if not p.is_file():
@@ -294,6 +299,10 @@ def _unfinished(source: str) -> bool:
             return False
 
 
+def _is_directive(text: str) -> bool:
+    return "replay:" in text and bool(_DIRECTIVE.match(text.strip()))
+
+
 def _is_prompt(text: str) -> bool:
     return bool(_PY_PROMPT.match(text) or _IPY_PROMPT.match(text))
 
@@ -414,7 +423,7 @@ def _parse_example(
     want: list[str] = []
     while i < n:
         line = lines[i]
-        if not line.text.strip() or _is_prompt(line.text):
+        if not line.text.strip() or _is_prompt(line.text) or _is_directive(line.text):
             break
         text = line.text
         if text.startswith(indent):

@@ -92,10 +92,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 class TranscriptFile(pytest.File):
     """A transcript file; its items are its sessions."""
 
+    def _display_name(self) -> str:
+        try:
+            return str(self.path.relative_to(self.config.rootpath))
+        except ValueError:
+            return str(self.path)
+
     def collect(self) -> Iterator[pytest.Item]:
         """One item per session, or one failing item if the file cannot be parsed."""
         try:
-            transcript = read_transcript(self.path)
+            transcript = read_transcript(self.path, name=self._display_name())
         except NoSessionsError as exc:
             if self.path.suffix.lower() == ".gsh":
                 warnings.warn(f"gradshell: {exc}; not collected", stacklevel=1)
@@ -103,11 +109,16 @@ class TranscriptFile(pytest.File):
         except TranscriptError as exc:
             yield BrokenTranscriptItem.from_parent(self, name="transcript", error=exc)
             return
+        except Exception as exc:  # never let one odd file stop the whole collection
+            error = TranscriptError(f"cannot read the transcript: {type(exc).__name__}: {exc}")
+            error.path = str(self.path)
+            yield BrokenTranscriptItem.from_parent(self, name="transcript", error=error)
+            return
         if not transcript.sessions:
             return
         for session in transcript.sessions:
             yield TranscriptItem.from_parent(
-                self, name=session.name, transcript=transcript, session=session
+                self, name=session.name, transcript=transcript, transcript_session=session
             )
 
 
@@ -115,16 +126,16 @@ class TranscriptItem(pytest.Item):
     """One transcript session, replayed in a fresh gradshell session."""
 
     def __init__(
-        self, *, transcript: Transcript, session: TranscriptSession, **kwargs: object
+        self, *, transcript: Transcript, transcript_session: TranscriptSession, **kwargs: object
     ) -> None:
         super().__init__(**kwargs)
         self.transcript = transcript
-        self.session = session
+        self.transcript_session = transcript_session
 
     def runtest(self) -> None:
         """Replay the session; raise with the report if anything did not match."""
         style = self.config.getoption("gradshell_style", default=None)
-        result = run_session(self.transcript.path, self.session, style=style)
+        result = run_session(self.transcript.path, self.transcript_session, style=style)
         if not result.ok:
             raise TranscriptMismatch(result)
 
@@ -137,7 +148,7 @@ class TranscriptItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """Location of the session in the transcript (0-based line, as pytest wants)."""
-        return self.path, self.session.line - 1, f"transcript session: {self.name}"
+        return self.path, self.transcript_session.line - 1, f"transcript session: {self.name}"
 
 
 class BrokenTranscriptItem(pytest.Item):

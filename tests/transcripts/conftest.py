@@ -1,0 +1,40 @@
+"""Transcript sessions that gradshell cannot replay yet, marked strict xfail.
+
+Each entry names the missing feature or the bug. The transcripts themselves stay
+correct (what PyTorch prints); when the feature lands the session passes, the strict
+xfail turns into a failure, and its entry here must go.
+"""
+
+import warnings
+
+import pytest
+
+KNOWN_FAILURES = {
+    ("seed_000_legacy.gsh", "the IPython session"): (
+        "gradshell bug: in the legacy style `y.grad` of a non-leaf prints PyTorch 2.x's "
+        "UserWarning; 0.2/0.3 returned None silently"
+    ),
+    ("seed_001_legacy.gsh", "a vector output needs a gradients argument (random x)"): (
+        "missing op: torch.randn"
+    ),
+    ("seed_003_modern.gsh", "ways to require grad"): "missing op: torch.randn",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the known failures; warn about entries that name no collected session."""
+    found = set()
+    files = set()
+    for item in items:
+        key = (item.path.name, item.name)
+        files.add(item.path.name)
+        reason = KNOWN_FAILURES.get(key)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+            found.add(key)
+    for key in KNOWN_FAILURES:
+        if key[0] in files and key not in found:
+            warnings.warn(
+                pytest.PytestWarning(f"known failure {key} names no transcript session"),
+                stacklevel=1,
+            )
