@@ -426,10 +426,13 @@ def call_allowed(f: Any) -> bool:
     """May learner code call `f`?"""
     tf = type(f)
     if tf is types.FunctionType:
+        # The module a function was *defined* in is its globals' __name__ (`__module__`
+        # can be copied by functools.wraps, e.g. onto gradshell's decorators' wrappers).
+        home = f.__globals__
         return (
-            f.__globals__.get("__gs_learner__") is True
+            home.get("__gs_learner__") is True
             or is_exposed(f)
-            or _module_name_is_api(f.__module__)
+            or _module_name_is_api(home.get("__name__"))
         )
     if tf is types.MethodType:
         if is_exposed(f):

@@ -44,6 +44,8 @@ class CellResult:
     """The exception the learner's code raised (or the refusal), if any."""
     exit_code: int | None = None
     """Set when the learner called `exit()` / `quit()`."""
+    source: str = ""
+    """The input that produced this result."""
 
 
 @dataclass
@@ -338,7 +340,7 @@ class Session:
         finally:
             sys.stdout, sys.stderr = saved_out, saved_err
             self._capture = outer_capture
-        result = CellResult(capture.getvalue(), "", error, exit_code)
+        result = CellResult(capture.getvalue(), "", error, exit_code, source)
         for hook in list(self.after_cell):
             try:
                 text = hook(self, result)
@@ -455,7 +457,7 @@ class Session:
         finally:
             self._capture = outer
             self._nested_errors = outer_errors
-        result = CellResult(capture.getvalue(), "".join(self._visual), error, exit_code)
+        result = CellResult(capture.getvalue(), "".join(self._visual), error, exit_code, source)
         self._visual = outer_visual
         self.history.append(HistoryEntry(self.execution_count, source, result.output, record))
         return result

@@ -1,0 +1,159 @@
+"""Magics and their registry; %save/%load round trips."""
+
+from __future__ import annotations
+
+import re
+
+from gradshell.shell import magics
+from gradshell.shell.session import Session
+
+
+def test_help_lists_every_magic_with_one_line(session):
+    out = session.run_cell("%help").output
+    lines = out.rstrip("\n").split("\n")
+    names = [line.split()[0] for line in lines]
+    for name in (
+        "%help",
+        "%style",
+        "%prompt",
+        "%reset",
+        "%who",
+        "%history",
+        "%save",
+        "%load",
+        "%time",
+    ):
+        assert name in names
+    assert len(lines) == len(magics.magic_names())
+
+
+def test_register_magic_adds_a_magic(session):
+    def hello(s, arg):
+        s.show_visual(f"[visual {arg}]")
+        return f"hello {arg}"
+
+    magics.register_magic("hello", hello, "say hello")
+    try:
+        result = session.run_cell("%hello world")
+        assert result.output == "hello world\n"
+        assert result.visual == "[visual world]\n"
+        assert "%hello" in session.run_cell("%help").output
+    finally:
+        magics._MAGICS.pop("hello")
+
+
+def test_unknown_magic_and_usage_errors(session):
+    assert (
+        session.run_cell("%nope").output
+        == "gradshell: unknown magic %nope (type %help for the list)\n"
+    )
+    assert session.run_cell("%style purple").output == "gradshell: usage: %style modern|legacy\n"
+    assert session.run_cell("%style").output == "print style: modern\n"
+    assert session.run_cell("%prompt").output == "prompt style: python\n"
+
+
+def test_broken_magic_does_not_end_the_session(session):
+    magics.register_magic("broken", lambda s, a: 1 / 0, "always fails")
+    try:
+        result = session.run_cell("%broken")
+        assert "gradshell: %broken failed: division by zero" in result.output
+        assert session.run_cell("1").output == "1\n"
+    finally:
+        magics._MAGICS.pop("broken")
+
+
+def test_prompt_magic(session):
+    session.run_cell("%prompt ipython")
+    assert session.run_cell("1 + 1").output == "Out[2]: 2\n"
+    assert session.ps1() == "In [3]: "
+    session.run_cell("%prompt python")
+    assert session.run_cell("2").output == "2\n"
+
+
+def test_reset(session):
+    session.run_cell("x = 1")
+    session.run_cell("%reset")
+    assert "NameError" in session.run_cell("x").output
+    assert session.run_cell("1 + 1").output == "2\n"
+
+
+def test_who_shows_shape_dtype_requires_grad(session):
+    session.run_cell("import torch\nx = torch.ones(2, 3, requires_grad=True)\nn = 5")
+    out = session.run_cell("%who").output
+    lines = out.splitlines()
+    assert lines[0].split() == ["Variable", "Type", "Shape", "Dtype", "requires_grad"]
+    row = next(line for line in lines if line.startswith("x "))
+    assert row.split() == ["x", "Tensor", "[2,", "3]", "torch.float32", "True"]
+    assert any(line.split() == ["n", "int"] for line in lines)
+    assert any(line.split() == ["torch", "module"] for line in lines)
+
+
+def test_history(session):
+    session.run_cell("a = 1")
+    session.run_cell("for i in range(2):\n    a += i\n")
+    out = session.run_cell("%history").output
+    assert "   1: a = 1\n   2: for i in range(2):\n          a += i\n" in out
+
+
+def test_time_runs_the_statement(session):
+    out = session.run_cell("%time x = sum(range(1000))\n").output
+    assert re.search(r"CPU times: user .+, sys: .+, total: .+\nWall time: .+", out)
+    assert session.run_cell("x").output == "499500\n"
+    out = session.run_cell("%time 6 * 7").output
+    assert out.startswith("42\nCPU times")
+
+
+def test_time_reports_errors(session):
+    result = session.run_cell("%time 1 / 0")
+    assert isinstance(result.error, ZeroDivisionError)
+    assert "ZeroDivisionError" in result.output
+
+
+def test_save_then_replay_gives_the_same_outputs(session, tmp_path):
+    session.run_cell("import torch")
+    session.run_cell("x = torch.ones(2, 2, requires_grad=True)")
+    session.run_cell("y = x + 2")
+    session.run_cell("y")
+    session.run_cell("%who")  # not part of the transcript
+    session.run_cell("%style legacy")
+    session.run_cell("y")
+    session.run_cell("for i in range(2):\n    print(i)\n")
+    session.run_cell("1 / 0")
+    path = tmp_path / "s.gsh"
+    out = session.run_cell(f"%save {path}").output
+    assert out == f"saved 8 inputs to {path}\n"
+    text = path.read_text()
+    assert ">>> %who" not in text
+    assert ">>> for i in range(2):\n...     print(i)\n...\n0\n1\n" in text
+    assert ">>> y\ntensor([[3., 3.],\n        [3., 3.]], grad_fn=<AddBackward0>)\n" in text
+
+    # the transcript's inputs, replayed in a fresh session, print the same outputs
+    from gradshell.shell.inputsplit import transcript_inputs
+
+    fresh = Session(viz=False)
+    outputs = [fresh.run_cell(src).output for src in transcript_inputs(text)]
+    expected = [e.output for e in session.history if e.record and e.source.strip()][: len(outputs)]
+    assert outputs == expected
+
+
+def test_load_runs_a_script_with_echo(session, tmp_path):
+    path = tmp_path / "prog.py"
+    path.write_text("a = 2\n\ndef f(v):\n    w = v * 3\n\n    return w\n\nf(a)\nprint('done')\n")
+    result = session.run_cell(f"%load {path}")
+    assert result.output == (
+        ">>> a = 2\n>>> def f(v):\n...     w = v * 3\n...\n...     return w\n...\n>>> f(a)\n6\n"
+        ">>> print('done')\ndone\n"
+    )
+    assert session.run_cell("a").output == "2\n"
+
+
+def test_load_runs_a_transcripts_inputs(session, tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text(">>> x = 3\n>>> x * 2\n999\n")
+    result = session.run_cell(f"%load {path}")
+    assert result.output == ">>> x = 3\n>>> x * 2\n6\n"
+
+
+def test_load_missing_file(session):
+    out = session.run_cell("%load /nonexistent/file.py").output
+    assert out.startswith("gradshell: cannot read /nonexistent/file.py")
