@@ -66,13 +66,18 @@ def _digits(v: float) -> int:
 def number_format(values: np.ndarray, min_sz: int, precision) -> NumberFormat:
     """Choose the format for `values` as 0.3's `_number_format` does (spec §3)."""
     min_sz = max(min_sz, 2)
-    magnitude = np.abs(values.reshape(-1).astype(np.float64))
-    invalid = ~np.isfinite(magnitude)
-    if invalid.any():
-        valid = magnitude[~invalid]
-        magnitude[invalid] = valid[0] if valid.size else 0.0
-        min_sz = max(min_sz, 3)
-    int_mode = bool(np.all(magnitude == np.ceil(magnitude)))
+    flat = values.reshape(-1)
+    floating = flat.dtype.kind == "f"
+    # abs() is exact in any float dtype; integers are widened first (0.3 worked in
+    # doubles), which also keeps abs(-128) of an int8 from overflowing.
+    magnitude = np.abs(flat) if floating else np.abs(flat.astype(np.float64))
+    if floating:
+        invalid = ~np.isfinite(magnitude)
+        if invalid.any():
+            valid = magnitude[~invalid]
+            magnitude[invalid] = valid[0] if valid.size else 0.0
+            min_sz = max(min_sz, 3)
+    int_mode = not floating or bool(np.all(magnitude == np.ceil(magnitude)))
     exp_min = _digits(float(magnitude.min()))
     exp_max = _digits(float(magnitude.max()))
     prec = str(precision)
