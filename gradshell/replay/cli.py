@@ -53,9 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def expand(paths: Sequence[str]) -> list[str]:
-    """Files named directly, plus the .gsh and Markdown files inside named folders."""
-    files: list[str] = []
+def expand(paths: Sequence[str]) -> list[tuple[str, bool]]:
+    """(file, named directly?) for files named directly and .gsh/Markdown files in folders."""
+    files: list[tuple[str, bool]] = []
     for name in paths:
         p = Path(name)
         if p.is_dir():
@@ -64,9 +64,9 @@ def expand(paths: Sequence[str]) -> list[str]:
                 for f in p.rglob("*")
                 if f.is_file() and f.suffix.lower() in (".gsh", *MARKDOWN_SUFFIXES)
             )
-            files.extend(found)
+            files.extend((f, False) for f in found)
         else:
-            files.append(name)
+            files.append((name, True))
     return files
 
 
@@ -85,12 +85,20 @@ def main(argv: Sequence[str] | None = None, *, factory: SessionFactory | None = 
     color = not args.no_color and sys.stdout.isatty()
     console = make_console(sys.stdout, color=color)
     passed = failed = updated = broken = 0
-    for name in expand(args.files):
+    for name, named in expand(args.files):
         try:
             transcript = read_transcript(name)
         except ValueError as exc:  # TranscriptError: a clear one-line reason
             console.print(f"ERROR {exc}", style="bold red")
             broken += 1
+            continue
+        if not transcript.sessions:  # Markdown without pycon/gradshell blocks
+            if named:
+                console.print(
+                    f"ERROR {name}: no ```pycon or ```gradshell code blocks: nothing to replay",
+                    style="bold red",
+                )
+                broken += 1
             continue
         results = run_transcript(transcript, factory=factory, style=args.style)
         file_passed = sum(r.passed for r in results)

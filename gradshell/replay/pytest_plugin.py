@@ -104,7 +104,10 @@ class TranscriptFile(pytest.File):
             transcript = read_transcript(self.path, name=self._display_name())
         except NoSessionsError as exc:
             if self.path.suffix.lower() == ".gsh":
-                warnings.warn(f"gradshell: {exc}; not collected", stacklevel=1)
+                warnings.warn(
+                    pytest.PytestCollectionWarning(f"gradshell: {exc}; not collected"),
+                    stacklevel=1,
+                )
             return
         except TranscriptError as exc:
             yield BrokenTranscriptItem.from_parent(self, name="transcript", error=exc)

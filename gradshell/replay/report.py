@@ -49,7 +49,8 @@ def session_report(result: SessionResult) -> list[Text]:
     parts: list[Text] = []
     where = f'session "{result.session.name}", {result.style} style'
     if result.error is not None:
-        line = Text("ERROR ", style="bold red")
+        line = Text()
+        line.append("ERROR ", style="bold red")
         line.append(f"{result.path}:{result.session.line}", style="bold")
         line.append(f"  ({where})\n")
         line.append(f"  {result.error}\n")
@@ -64,7 +65,8 @@ def example_report(path: str, failure: ExampleResult, where: str = "") -> Text:
     example, comparison = failure.example, failure.comparison
     assert comparison is not None
     first = comparison.first_diff_line(example.want_line)
-    text = Text("FAILED ", style="bold red")
+    text = Text()
+    text.append("FAILED ", style="bold red")
     text.append(f"{path}:{example.line}", style="bold")
     if where:
         text.append(f"  ({where})")
