@@ -432,7 +432,7 @@ class PowBackward2(Node):
 
             x = self.saved("exponent")
             return (where((x >= 0).detach(), g * 0, g * r * -math.inf),)
-        return (g * r * math.log(base),)
+        return (g * r * (math.log(base) if base > 0 else math.nan),)  # log(<0) is nan
 
 
 def _pow_dtype(a, b):
@@ -440,6 +440,8 @@ def _pow_dtype(a, b):
 
 
 def _check_int_pow(a, b, dt) -> None:
+    if dt.category == BOOL:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     # A negative Python-number exponent is refused; negative exponents inside an integer
     # tensor follow C integer arithmetic instead (see _int_pow).
     if dt.category == INT and is_scalar(b) and b < 0:
@@ -569,6 +571,25 @@ _C10_CAP = {
 }
 
 
+def _broadcast_fail_many(*operands) -> RuntimeError:
+    """PyTorch's size-mismatch error for several operands: the first one that does not
+    broadcast against the shape of those before it."""
+    shape: tuple = ()
+    for x in operands:
+        s = tuple(x.shape) if isinstance(x, Tensor) else ()
+        n = max(len(shape), len(s))
+        a = (1,) * (n - len(shape)) + shape
+        b = (1,) * (n - len(s)) + s
+        for i, (p, q) in enumerate(zip(a, b, strict=True)):
+            if p != q and p != 1 and q != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({p}) must match the size of tensor b ({q}) at "
+                    f"non-singleton dimension {i}"
+                )
+        shape = tuple(q if p == 1 else p for p, q in zip(a, b, strict=True))
+    return RuntimeError("shapes cannot be broadcast together")
+
+
 def _require_tensor(fname: str, argname: str, pos: int, x) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(
@@ -669,7 +690,7 @@ def lerp(self, end, weight):
         if tensor_w:
             shape = xp.broadcast_shapes(shape, weight._data.shape)
     except ValueError:
-        raise _broadcast_fail(self, end if not tensor_w else end + weight.detach()) from None
+        raise _broadcast_fail_many(self, end, weight) from None
     r = _lerp_data(xp, self._data, end._data, wd)
     res = wrap(as_array(r.astype(dt.np, copy=False)), dt)
     if tensor_w:
@@ -725,6 +746,8 @@ def _three(fname: str, a, t1, t2, value, combine, node_cls, divide: bool):
             "float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
+    if dt.category == BOOL:
+        raise NotImplementedError(f"\"{fname}_cpu_out\" not implemented for 'Bool'")
     if dt.category != FLOAT and isinstance(value, float):
         raise RuntimeError(
             "For integral input tensors, argument value must not be a floating point number."
@@ -734,7 +757,7 @@ def _three(fname: str, a, t1, t2, value, combine, node_cls, divide: bool):
     try:
         r = combine(ad, bd, cd, dt.np.type(value))
     except ValueError:
-        raise _broadcast_fail(a, t1 + t2.detach()) from None
+        raise _broadcast_fail_many(a, t1, t2) from None
     res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
     if needs_grad(a, t1, t2):
         node = node_cls()
@@ -743,7 +766,7 @@ def _three(fname: str, a, t1, t2, value, combine, node_cls, divide: bool):
         # Each factor is kept only when the other one needs its gradient, as PyTorch does.
         if t2._requires_grad:
             node.save("tensor1", t1)
-        if t1._requires_grad or (divide and t2._requires_grad):
+        if t1._requires_grad or divide:  # addcdiv keeps tensor2 whatever needs grad
             node.save("tensor2", t2)
         record(node, (a, t1, t2), res)
     return res
@@ -929,8 +952,7 @@ def _clamp_tensor(self, lo, hi):
         if hi is not None:
             r = xp.minimum(r, hi._data.astype(dt.np, copy=False))
     except ValueError:
-        other = operands[0] if len(operands) == 1 else operands[0] + operands[1].detach()
-        raise _broadcast_fail(self, other) from None
+        raise _broadcast_fail_many(self, *operands) from None
     res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
     if needs_grad(self, lo, hi):
         node = ClampBackward0()

@@ -11,6 +11,13 @@ UNARY = ["exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "
 REDUCE = ["sum()", "mean()", "sum(0)", "mean(-1)", "sum(0, keepdim=True)", "norm()"]
 BINOPS = ["+", "-", "*", "/", "**"]
 SCALARS = ["2", "0.5", "-1.5", "3", "True"]
+METHODS = [
+    "t()", "reshape(-1)", "clone()", "unsqueeze(0)", "detach()", "float()", "double()",
+    "view(-1)", "flatten()", "squeeze()", "transpose(0, -1)", "contiguous()", "sum(-1)",
+    "mean(0, keepdim=True)", "exp().log()", "pow(2)", "expand(2, *{x}.shape)", "__getitem__(0)",
+    "__getitem__((Ellipsis, slice(None, None, 2)))", "__getitem__([0, 0])", "norm(dim=-1)",
+    "abs().sqrt()", "long()", "t() @ {x}", "matmul({x})", "mul_(2)", "add_(1)", "zero_()",
+]
 
 
 @st.composite
@@ -55,7 +62,7 @@ def programs(draw):
         elif kind == "rscalar":
             e = f"{draw(st.sampled_from(SCALARS))} {draw(st.sampled_from(BINOPS))} {x}"
         else:
-            e = f"{x}.{draw(st.sampled_from(['t()', 'reshape(-1)', 'clone()', 'unsqueeze(0)', 'detach()', 'float()', 'double()']))}"
+            e = f"{x}." + draw(st.sampled_from(METHODS)).replace("{x}", x)
         name = f"v{i}"
         lines.append(f"{name} = {e}")
         exprs.append(name)
@@ -89,7 +96,7 @@ def _numel(shape):
 
 @pytest.mark.usefixtures("real_torch")
 @settings(
-    max_examples=400,
+    max_examples=600,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     derandomize=True,
