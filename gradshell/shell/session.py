@@ -166,6 +166,8 @@ class Session:
         self.history: list[HistoryEntry] = []
         self.sources = SourceMap()
         self.after_cell: list[Callable[[Session, CellResult], str | None]] = []
+        #: Called before each run of learner code (gradshell.viz subscribes to events here).
+        self.before_cell: list[Callable[[Session], None]] = []
         self._warning_registry: set[tuple] = set()
         self._visual: list[str] = []
         self._capture: _Capture | None = None
@@ -327,6 +329,11 @@ class Session:
         outer_visual, self._visual = self._visual, []
         error: BaseException | None = None
         exit_code: int | None = None
+        for before in list(self.before_cell):
+            try:
+                before(self)
+            except Exception:
+                continue
         saved_out, saved_err = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = capture  # type: ignore[assignment]
         try:
