@@ -117,9 +117,10 @@ class Node:
     _tensor_hooks = None  # output_nr -> list of tensor hook dicts / retain-grad owners
     _metadata = None
 
+    next_functions: tuple = ()
+
     def __init__(self) -> None:
         self._seq = next(_sequence)
-        self.next_functions: tuple = ()
 
     # -- what PyTorch's grad_fn objects offer -------------------------------------------------
     def name(self) -> str:

@@ -41,8 +41,6 @@ def _finish(data, dtype: dtypes.DType, requires_grad: bool, device=None) -> Tens
         if xp is not np:
             data = xp.asarray(data)
     t = wrap(data, dtype)
-    if grad_mode.state.inference:
-        t._is_inference = True
     if requires_grad:
         if dtype.category != dtypes.FLOAT:
             raise RuntimeError(
@@ -56,6 +54,14 @@ def size_args(args, fname: str) -> tuple:
     """Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`, checked as PyTorch checks them."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         args = tuple(args[0])
+    n = 1
+    for a in args:
+        if a.__class__ is not int or a < 0:
+            break
+        n *= a
+    else:  # the common case: plain non-negative ints
+        check_numel(n)
+        return args
     out = []
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and a._data.ndim == 0 and a._dtype.category != dtypes.FLOAT:
@@ -84,7 +90,9 @@ def _filled(fname: str, sizes, value, dtype, device, requires_grad) -> Tensor:
     shape = size_args(sizes, fname)
     dt = _dtype_or_default(dtype)
     xp = backend_for(device)
-    return _finish(xp.full(shape, value, dt.np), dt, requires_grad, device)
+    data = xp.empty(shape, dt.np)
+    data.fill(value)
+    return _finish(data, dt, requires_grad, device)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
