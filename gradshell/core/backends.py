@@ -12,8 +12,26 @@ _cupy = None
 _checked = False
 
 
-def _load_cupy():
+def use_cuda_backend(module, array_type: type, device_of) -> None:
+    """Install `module` as the CUDA array backend: CuPy itself when it is found, or a test
+    double that behaves like it (tests run the whole suite "on the device" that way)."""
     global _cupy, _checked
+    _cupy, _checked = module, True
+    register_backend(array_type, module, device_of)
+
+
+def reset_cuda_backend() -> None:
+    """Forget the CUDA backend (tests use this to uninstall a double)."""
+    global _cupy, _checked
+    from gradshell.core import device
+
+    if _cupy is not None:
+        device._FOREIGN[:] = [b for b in device._FOREIGN if b[1] is not _cupy]
+    _cupy, _checked = None, False
+
+
+def _load_cupy():
+    global _checked
     if _checked:
         return _cupy
     _checked = True
@@ -24,8 +42,7 @@ def _load_cupy():
             return None
     except Exception:  # ImportError, or a CUDA driver error: treated as "no GPU"
         return None
-    _cupy = cupy
-    register_backend(cupy.ndarray, cupy, lambda a: Device("cuda", a.device.id))
+    use_cuda_backend(cupy, cupy.ndarray, lambda a: Device("cuda", a.device.id))
     return cupy
 
 

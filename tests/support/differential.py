@@ -58,7 +58,9 @@ def _close(a, b, rtol: float, atol: float) -> bool:
             return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
         return bool(np.array_equal(a, b))
     if isinstance(a, tuple) and isinstance(b, tuple) or isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y, rtol, atol) for x, y in zip(a, b, strict=False))
+        return len(a) == len(b) and all(
+            _close(x, y, rtol, atol) for x, y in zip(a, b, strict=False)
+        )
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=rtol, abs_tol=atol) or (math.isnan(a) and math.isnan(b))
     return a == b
@@ -81,10 +83,14 @@ def run(source: str, torch_mod) -> dict:
     }
 
 
-def compare(source: str, real_torch, rtol: float = 1e-4, atol: float = 1e-5) -> None:
-    """Assert gradshell and PyTorch agree on everything `source` binds (or on its error)."""
+def compare(source: str, real_torch, rtol: float = 1e-4, atol: float = 1e-5, message=None) -> None:
+    """Assert gradshell and PyTorch agree on everything `source` binds (or on its error).
+
+    `message`, if given, maps gradshell's error text before comparing."""
     ours = run(source, gtorch)
     theirs = run(source, real_torch)
+    if message is not None and "error" in ours:
+        ours["error"] = (ours["error"][0], message(ours["error"][1]))
     if "error" in theirs or "error" in ours:
         assert ours.get("error") == theirs.get("error"), (
             f"\n{source}\n gradshell: {ours.get('error')}\n   pytorch: {theirs.get('error')}"
