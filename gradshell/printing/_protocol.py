@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import numpy as np
 
 from gradshell.core.device import to_numpy
 
 
-def host_values(t) -> np.ndarray:
+class NodeLike(Protocol):
+    """A grad_fn / AccumulateGrad node as the printers see it."""
+
+    def name(self) -> str:
+        """PyTorch 2.13's class name, e.g. 'AddBackward0'."""
+        ...
+
+    def legacy_name(self) -> str:
+        """The 0.2 repr name with its module path, e.g. 'torch.autograd.function.AddConstantBackward'."""
+        ...
+
+
+class TensorLike(Protocol):
+    """What the printers read from a tensor (gradshell's Tensor or a test double).
+
+    Optional class/instance flags: `_is_parameter` (nn.Parameter) and `_legacy_variable`
+    (a 0.3 Variable that neither requires grad nor has a grad_fn, e.g. `x.grad`).
+    """
+
+    _data: Any  # NumPy or CuPy array with the tensor's shape
+    dtype: Any  # gradshell.core.dtypes.DType
+    device: Any  # gradshell.core.device.Device
+    requires_grad: bool
+    grad_fn: NodeLike | None
+
+
+def host_values(t: TensorLike) -> np.ndarray:
     """The tensor's values as a host NumPy array of its shape (no copy on the CPU)."""
     return to_numpy(t._data)
 
 
-def is_parameter(t) -> bool:
+def is_parameter(t: TensorLike) -> bool:
     """True for `nn.Parameter` objects."""
     return bool(getattr(t, "_is_parameter", False))
 

@@ -16,7 +16,10 @@ import sys
 
 import numpy as np
 
+from gradshell.core.device import Device
+from gradshell.core.dtypes import DType
 from gradshell.printing import _protocol
+from gradshell.printing._protocol import TensorLike
 from gradshell.printing.options import OPTS, PrintOptions
 
 SCALE_FORMAT = "{:.5e} *\n"
@@ -63,7 +66,7 @@ def _digits(v: float) -> int:
     return math.floor(math.log10(v)) + 1 if v != 0 else 1
 
 
-def number_format(values: np.ndarray, min_sz: int, precision) -> NumberFormat:
+def number_format(values: np.ndarray, min_sz: int, precision: int) -> NumberFormat:
     """Choose the format for `values` as 0.3's `_number_format` does (spec §3)."""
     min_sz = max(min_sz, 2)
     flat = values.reshape(-1)
@@ -255,13 +258,15 @@ def _slices_str(values: np.ndarray, opts: PrintOptions) -> str:
     return "".join(out)
 
 
-def typename(dtype, device) -> str:
+def typename(dtype: DType, device: Device) -> str:
     """The 0.3 tensor type name: `torch.FloatTensor`, `torch.cuda.LongTensor`, ..."""
     cuda = "cuda." if device.type == "cuda" else ""
     return "torch." + cuda + dtype.legacy_name
 
 
-def legacy_tensor_str(values: np.ndarray, dtype, device, opts: PrintOptions = OPTS) -> str:
+def legacy_tensor_str(
+    values: np.ndarray, dtype: DType, device: Device, opts: PrintOptions = OPTS
+) -> str:
     """The text 0.3 printed for a tensor holding `values` (footer and newlines included)."""
     name = typename(dtype, device)
     if values.size == 0:
@@ -279,7 +284,7 @@ def legacy_tensor_str(values: np.ndarray, dtype, device, opts: PrintOptions = OP
     return "\n" + body + "[" + name + " of size " + size + gpu + "]\n"
 
 
-def is_variable(t) -> bool:
+def is_variable(t: TensorLike) -> bool:
     """Whether 0.3 would have held `t` in a Variable (so it prints `Variable containing:`).
 
     Tensors that require grad or come from an op that recorded a grad_fn are Variables;
@@ -289,7 +294,7 @@ def is_variable(t) -> bool:
     return bool(t.requires_grad or t.grad_fn is not None or getattr(t, "_legacy_variable", False))
 
 
-def legacy_repr(t, opts: PrintOptions = OPTS) -> str:
+def legacy_repr(t: TensorLike, opts: PrintOptions = OPTS) -> str:
     """`repr(t)` as PyTorch 0.2/0.3 printed it, `Variable containing:` included."""
     text = legacy_tensor_str(_protocol.host_values(t), t.dtype, t.device, opts)
     if _protocol.is_parameter(t):

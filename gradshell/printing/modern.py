@@ -25,7 +25,9 @@ import math
 import numpy as np
 
 from gradshell.core import dtypes
+from gradshell.core.device import array_module, to_numpy
 from gradshell.printing import _protocol
+from gradshell.printing._protocol import TensorLike
 from gradshell.printing.options import OPTS, PrintOptions
 
 PREFIX = "tensor("
@@ -78,14 +80,14 @@ class Formatter:
             width = max(len(spec.format(v)) for v in extremes)
         self.max_width = max(self.max_width, width)
 
-    def _element_spec(self, precision) -> str:
+    def _element_spec(self, precision: int) -> str:
         if self.sci_mode:
             return "{:" + str(self.max_width) + "." + str(precision) + "e}"
         if self.int_mode:
             return "{:.0f}"
         return "{:." + str(precision) + "f}"
 
-    def format_many(self, values: list, precision) -> list[str]:
+    def format_many(self, values: list, precision: int) -> list[str]:
         """Format Python numbers (from `.tolist()`), each padded to the common width."""
         w = self.max_width
         if not self.floating:
@@ -102,78 +104,81 @@ class Formatter:
         return [spec.format(v).rjust(w) for v in values]
 
 
-def _summarized(values: np.ndarray, edgeitems: int) -> np.ndarray:
-    """The elements a summarised print shows (what PyTorch sizes the format on)."""
-    if values.ndim == 0:
-        return values
-    if values.ndim == 1:
-        n = values.shape[0]
-        if edgeitems and n > 2 * edgeitems:
-            return np.concatenate((values[:edgeitems], values[n - edgeitems :]))
-        return values  # edgeitems == 0 keeps everything here, as PyTorch's `x[-0:]` does
-    if edgeitems == 0:
-        return values[(slice(0, 0),) * values.ndim]
-    index = []
-    for n in values.shape:
+def _summarized(data, edgeitems: int):
+    """Only the elements a summarised print shows, in the array's own module.
+
+    Every dimension longer than 2*edgeitems keeps its first and last `edgeitems`
+    entries (what PyTorch sizes the number format on). Slicing and concatenating in the
+    array's module means a CuPy tensor sends only these elements to the host.
+    """
+    xp = array_module(data)
+    for axis, n in enumerate(data.shape):
         if n > 2 * edgeitems:
-            index.append(np.r_[0:edgeitems, n - edgeitems : n])
-        else:
-            index.append(np.arange(n))
-    return values[np.ix_(*index)]
+            head = (slice(None),) * axis
+            data = xp.concatenate(
+                (data[head + (slice(0, edgeitems),)], data[head + (slice(n - edgeitems, n),)]),
+                axis=axis,
+            )
+    return data
 
 
-def _vector(values, indent, summarize, fmt: Formatter, opts: PrintOptions, edge) -> str:
+def _vector(shown, n, indent, summarize, fmt: Formatter, opts: PrintOptions, edge) -> str:
     per_line = max(1, math.floor((opts.linewidth - indent) / (fmt.max_width + 2)))
     p = opts.precision
-    n = values.shape[0]
-    if summarize and not edge:
-        data = ["..."]
-    elif summarize and n > 2 * edge:
-        data = (
-            fmt.format_many(values[:edge].tolist(), p)
-            + [" ..."]
-            + fmt.format_many(values[n - edge :].tolist(), p)
-        )
+    if summarize and n > 2 * edge:
+        # `shown` holds just the first and the last `edge` entries of this row.
+        items = shown.tolist()
+        data = fmt.format_many(items[:edge], p) + [" ..."] + fmt.format_many(items[edge:], p)
     else:
-        data = fmt.format_many(values.tolist(), p)
+        data = fmt.format_many(shown.tolist(), p)
     lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nested(values, indent, summarize, fmt: Formatter, opts: PrintOptions, edge) -> str:
-    ndim = values.ndim
+def _nested(shown, shape, indent, summarize, fmt: Formatter, opts: PrintOptions, edge) -> str:
+    """The nested brackets for `shown` (the shown elements of a tensor of `shape`)."""
+    ndim = len(shape)
     if ndim == 0:
-        return fmt.format_many([values.item()], opts.precision)[0]
+        return fmt.format_many([shown.item()], opts.precision)[0]
     if ndim == 1:
-        return _vector(values, indent, summarize, fmt, opts, edge)
-    n = values.shape[0]
+        return _vector(shown, shape[0], indent, summarize, fmt, opts, edge)
+    n = shape[0]
+    inner = shape[1:]
     if summarize and n > 2 * edge:
-        rows = list(range(edge)) + [None] + list(range(n - edge, n))
+        rows = list(range(edge)) + [None] + list(range(edge, 2 * edge))
     else:
         rows = range(n)
     parts = [
-        "..." if i is None else _nested(values[i], indent + 1, summarize, fmt, opts, edge)
+        "..." if i is None else _nested(shown[i], inner, indent + 1, summarize, fmt, opts, edge)
         for i in rows
     ]
     return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
-def values_str(values: np.ndarray, floating: bool, indent: int, opts: PrintOptions = OPTS) -> str:
-    """The bracketed values part of a modern repr (`[[1., 2.],\\n [3., 4.]]`)."""
-    if values.size == 0:
+def values_str(data, floating: bool, indent: int, opts: PrintOptions = OPTS) -> str:
+    """The bracketed values part of a modern repr (`[[1., 2.],\\n [3., 4.]]`).
+
+    `data` is the tensor's backend array (NumPy or CuPy); only what is shown is copied
+    to the host and formatted.
+    """
+    if data.size == 0:
         return "[]"
-    summarize = values.size > opts.threshold
+    shape = tuple(int(s) for s in data.shape)
+    summarize = data.size > opts.threshold
     edge = opts.edgeitems
     if summarize:
         edge = _protocol.check_edgeitems(edge)
-        shown = _summarized(values, edge)
+        if edge == 0 and shape:
+            # Every dimension collapses to `...`; PyTorch shows no numbers at all.
+            return "[...]"
+        shown = to_numpy(_summarized(data, edge))
     else:
-        shown = values
+        shown = to_numpy(data)
     fmt = Formatter(shown, floating, opts)
-    return _nested(values, indent, summarize, fmt, opts, edge)
+    return _nested(shown, shape, indent, summarize, fmt, opts, edge)
 
 
-def add_suffixes(text: str, suffixes: list[str], indent: int, linewidth) -> str:
+def add_suffixes(text: str, suffixes: list[str], indent: int, linewidth: float) -> str:
     """Append `, suffix` items, breaking the line where it would pass `linewidth`."""
     out = [text]
     # PyTorch measures the last line this way (one more than its length when the text
@@ -196,9 +201,9 @@ def _device_str(device) -> str:
     return str(device)
 
 
-def modern_repr(t, opts: PrintOptions = OPTS) -> str:
+def modern_repr(t: TensorLike, opts: PrintOptions = OPTS) -> str:
     """`repr(t)` in PyTorch 2.13's style, `Parameter containing:` included."""
-    values = _protocol.host_values(t)
+    values = t._data  # the backend array; values_str copies only what it shows
     dtype = t.dtype
     default = dtypes.get_default_dtype()
     indent = len(PREFIX)

@@ -10,30 +10,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gradshell.printing import _protocol
-from gradshell.printing.legacy import legacy_repr
+from gradshell.printing._protocol import NodeLike, TensorLike
+from gradshell.printing.legacy import is_variable, legacy_repr
 from gradshell.printing.modern import modern_repr
 from gradshell.printing.options import get_print_style
 
 
-def tensor_repr(t) -> str:
+def tensor_repr(t: TensorLike) -> str:
     """`repr(t)` and `str(t)` of a tensor in the current print style."""
     if get_print_style() == "legacy":
         return legacy_repr(t)
     return modern_repr(t)
 
 
-def _type_name(t) -> str:
+def _type_name(t: TensorLike) -> str:
     # The class name PyTorch's object.__format__ error names in each era.
     if _protocol.is_parameter(t):
         return "Parameter"
     if get_print_style() == "legacy":
-        from gradshell.printing.legacy import is_variable
-
         return "Variable" if is_variable(t) else t.dtype.legacy_name
     return "Tensor"
 
 
-def tensor_format(t, spec: str) -> str:
+def tensor_format(t: TensorLike, spec: str) -> str:
     """`format(t, spec)` / `f"{t:spec}"` as PyTorch does it.
 
     Modern style: a 0-dim tensor (not a Parameter) formats like its Python number
@@ -50,7 +49,7 @@ def tensor_format(t, spec: str) -> str:
     raise TypeError(f"unsupported format string passed to {_type_name(t)}.__format__")
 
 
-def node_repr(node, ipython: bool = False) -> str:
+def node_repr(node: NodeLike, ipython: bool = False) -> str:
     """The repr of a grad_fn / AccumulateGrad node in the current style.
 
     Modern: `<AddBackward0 object at 0x7f…>`; legacy (0.2 names):
@@ -67,7 +66,7 @@ def size_repr(shape: Iterable[int]) -> str:
     return "torch.Size([" + ", ".join(str(int(s)) for s in shape) + "])"
 
 
-def object_repr(obj) -> str:
+def object_repr(obj: object) -> str:
     """`repr(obj)`, using the tensor printer for tensors whatever their class wires."""
     if _protocol.is_tensor(obj):
         return tensor_repr(obj)
