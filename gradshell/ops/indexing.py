@@ -19,6 +19,7 @@ from gradshell.ops.base import (
     record,
     tensor_method,
     wrap,
+    wrap_dim,
 )
 from gradshell.ops.inplace import VIEW_OF_LEAF_INPLACE, _snapshot_graph, check_inplace
 
@@ -359,3 +360,366 @@ def nonzero(self, *, as_tuple: bool = False):
         return tuple(wrap(as_array(i.astype(np.int64)), dtypes.int64) for i in idx)
     stacked = xp.stack(idx, axis=1) if idx else xp.zeros((0, 0), np.int64)
     return wrap(as_array(stacked.astype(np.int64)), dtypes.int64)
+
+
+# -- issue 6: masked_fill, gather, scatter, scatter_add, index_select, index_add ----------------
+_C10_LOWER = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def _zeros(shape: tuple, like: Tensor) -> Tensor:
+    return wrap(array_module(like._data).zeros(shape, like._dtype.np), like._dtype)
+
+
+class MaskedFillBackward0(Node):
+    """masked_fill with a number: the filled positions get no gradient."""
+
+    def backward(self, g):
+        return (masked_fill(g, self.saved("mask"), 0),)
+
+
+class MaskedFillBackward1(Node):
+    """masked_fill with a 0-dim tensor: the value gets the sum of the filled positions'
+    gradient, self the rest."""
+
+    def backward(self, g):
+        from gradshell.ops.unary import where
+
+        mask = self.saved("mask")
+        gs = masked_fill(g, mask, 0) if self.needs[0] else None
+        gv = where(mask, g, g * 0).sum() if self.needs[1] else None
+        return gs, gv
+
+
+@tensor_method("masked_fill")
+def masked_fill(self, mask, value):
+    """A copy with `value` wherever the boolean `mask` (broadcast) is True."""
+    if not isinstance(mask, Tensor):
+        raise TypeError(
+            f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}"
+        )
+    if mask._dtype is not dtypes.bool_:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{_C10_LOWER[mask._dtype.name]}"
+        )
+    tensor_value = isinstance(value, Tensor)
+    if tensor_value and value._data.ndim != 0:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    xp = array_module(self._data)
+    try:
+        shape = xp.broadcast_shapes(mask._data.shape, self._data.shape)
+    except ValueError:
+        from gradshell.ops.arithmetic import _broadcast_fail
+
+        raise _broadcast_fail(mask, self) from None
+    v = value._data if tensor_value else value
+    data = xp.where(mask._data, xp.asarray(v).astype(self._dtype.np), self._data)
+    res = wrap(as_array(data.astype(self._dtype.np, copy=False).reshape(shape)), self._dtype)
+    if tensor_value:
+        if needs_grad(self, value):
+            node = MaskedFillBackward1()
+            node.needs = (self._requires_grad, value._requires_grad)
+            node.save("mask", mask)
+            record(node, (self, value), res)
+    elif needs_grad(self):
+        node = MaskedFillBackward0()
+        node.save("mask", mask)
+        record(node, (self,), res)
+    return res
+
+
+def _check_index(fname: str, index, expect: str = "int32/int64") -> None:
+    if not isinstance(index, Tensor):
+        raise TypeError(
+            f"{fname}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}"
+        )
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"{fname}(): Expected dtype {expect} for index")
+
+
+def _check_bounds(index_data, size: int, dim: int) -> None:
+    if index_data.size == 0:
+        return
+    bad = (index_data < 0) | (index_data >= size)
+    if bool(bad.any()):
+        v = int(index_data[bad].reshape(-1)[0])
+        raise RuntimeError(f"index {v} is out of bounds for dimension {dim} with size {size}")
+
+
+def _grids(index_data, dim: int):
+    """Full index tuples addressing, for each element of `index`, its target along `dim`."""
+    xp = array_module(index_data)
+    grids = list(xp.indices(index_data.shape, sparse=True))
+    grids[dim] = index_data
+    return tuple(grids)
+
+
+class GatherBackward0(Node):
+    """gather's gradient is scatter-added back to the gathered positions."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        idx = self.saved("index")
+        return (scatter_add(_zeros(x._data.shape, g), self.dim, idx, g),)
+
+
+@tensor_method("gather")
+def gather(self, dim: int, index, *, sparse_grad: bool = False):
+    """out[i][j] = self[index[i][j]][j] (dim 0), and so on: values picked along `dim`."""
+    _check_index("gather", index)
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    if index._data.ndim != nd and not (nd <= 1 and index._data.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    ishape, sshape = index._data.shape, self._data.shape
+    for k in range(min(len(ishape), len(sshape))):
+        if k != d and ishape[k] > sshape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(ishape)} to be no "
+                f"larger than self {list(sshape)} apart from dimension {d}"
+            )
+    size = sshape[d] if nd else 1
+    _check_bounds(index._data, size, d)
+    xp = array_module(self._data)
+    if nd == 0:
+        data = self._data.reshape(ishape).copy() if index._data.size else self._data.copy()
+    else:
+        data = self._data[_grids(index._data.astype(np.int64), d)]
+    res = wrap(as_array(xp.array(data, copy=True)), self._dtype)
+    if needs_grad(self):
+        node = GatherBackward0()
+        node.dim = d
+        node.save("self", self)
+        node.save("index", index)
+        record(node, (self,), res)
+    return res
+
+
+class ScatterBackward0(Node):
+    """scatter with a tensor src: self loses the overwritten positions, src gathers them."""
+
+    def backward(self, g):
+        idx = self.saved("index")
+        gs = scatter(g, self.dim, idx, 0) if self.needs[0] else None
+        gsrc = gather(g, self.dim, idx) if self.needs[1] else None
+        return gs, gsrc
+
+
+class ScatterBackward1(Node):
+    """scatter with a number: the overwritten positions get no gradient."""
+
+    def backward(self, g):
+        return (scatter(g, self.dim, self.saved("index"), 0),)
+
+
+def _scatter_checks(fname: str, self: Tensor, dim: int, index, src) -> int:
+    _check_index(fname, index)
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    if index._data.ndim != nd and not (nd <= 1 and index._data.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if isinstance(src, Tensor):
+        if src._dtype is not self._dtype:
+            raise RuntimeError(f"{fname}(): Expected self.dtype to be equal to src.dtype")
+        if src._data.ndim != index._data.ndim and index._data.size:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        for k in range(index._data.ndim):
+            if index._data.shape[k] > src._data.shape[k]:
+                raise RuntimeError(
+                    f"Expected index {list(index._data.shape)} to be no larger than self "
+                    f"{list(self._data.shape)} apart from dimension {d} and to be no larger "
+                    f"than src {list(src._data.shape)}"
+                )
+    for k in range(min(index._data.ndim, nd)):
+        if k != d and index._data.shape[k] > self._data.shape[k]:
+            raise RuntimeError(
+                f"Expected index {list(index._data.shape)} to be no larger than self "
+                f"{list(self._data.shape)} apart from dimension {d}"
+                + (
+                    f" and to be no larger than src {list(src._data.shape)}"
+                    if isinstance(src, Tensor)
+                    else ""
+                )
+            )
+    _check_bounds(index._data, self._data.shape[d] if nd else 1, d)
+    return d
+
+
+def _src_part(src: Tensor, index) -> object:
+    return src._data[tuple(slice(0, s) for s in index._data.shape)]
+
+
+@tensor_method("scatter")
+def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+    """A copy with values from `src` (a tensor or number) written at `index` along `dim`."""
+    if reduce is not None:
+        raise NotImplementedError("gradshell does not support scatter(reduce=...)")
+    if src is None:
+        src = value
+    d = _scatter_checks("scatter", self, dim, index, src)
+    xp = array_module(self._data)
+    out = xp.array(self._data, copy=True)
+    if index._data.size:
+        key = _grids(index._data.astype(np.int64), d) if out.ndim else ()
+        if isinstance(src, Tensor):
+            out[key] = _src_part(src, index)
+        else:
+            out[key] = src
+    res = wrap(out, self._dtype)
+    tensor_src = isinstance(src, Tensor)
+    if needs_grad(self, src if tensor_src else None):
+        if tensor_src:
+            node = ScatterBackward0()
+            node.needs = (self._requires_grad, src._requires_grad)
+            node.dim = d
+            node.save("index", index)
+            record(node, (self, src), res)
+        else:
+            node = ScatterBackward1()
+            node.dim = d
+            node.save("index", index)
+            record(node, (self,), res)
+    return res
+
+
+class ScatterAddBackward0(Node):
+    """scatter_add: self passes its gradient through, src gathers it at `index`."""
+
+    def backward(self, g):
+        gsrc = gather(g, self.dim, self.saved("index")) if self.needs[1] else None
+        return (g if self.needs[0] else None), gsrc
+
+
+@tensor_method("scatter_add")
+def scatter_add(self, dim: int, index, src):
+    """A copy with `src` added at `index` along `dim` (repeated indices accumulate)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}"
+        )
+    d = _scatter_checks("scatter_add", self, dim, index, src)
+    xp = array_module(self._data)
+    out = xp.array(self._data, copy=True)
+    if index._data.size:
+        key = _grids(index._data.astype(np.int64), d) if out.ndim else ()
+        xp.add.at(out, key, _src_part(src, index))
+    res = wrap(out, self._dtype)
+    if needs_grad(self, src):
+        node = ScatterAddBackward0()
+        node.needs = (self._requires_grad, src._requires_grad)
+        node.dim = d
+        node.save("index", index)
+        record(node, (self, src), res)
+    return res
+
+
+def _vector_index(fname: str, index, expect: str) -> None:
+    if not isinstance(index, Tensor):
+        raise TypeError(
+            f"{fname}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}"
+        )
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"{fname}(): Expected dtype {expect} for index")
+    if index._data.ndim > 1:
+        raise IndexError(f"{fname}(): Index is supposed to be a vector")
+
+
+class IndexSelectBackward0(Node):
+    """index_select's gradient is index-added back (repeated indices accumulate)."""
+
+    def backward(self, g):
+        return (index_add(_zeros(self.input_shape, g), self.dim, self.saved("index"), g),)
+
+
+@tensor_method("index_select")
+def index_select(self, dim: int, index):
+    """The slices at `index` (a vector) along `dim`, copied."""
+    _vector_index("index_select", index, "int32 or int64")
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    size = self._data.shape[d] if nd else 1
+    idx = index._data.reshape(-1).astype(np.int64)
+    if idx.size and bool(((idx < 0) | (idx >= size)).any()):
+        raise IndexError("index out of range in self")
+    xp = array_module(self._data)
+    if nd == 0:
+        data = self._data.reshape(index._data.shape).copy() if idx.size else self._data.copy()
+    else:
+        data = xp.take(self._data, idx, axis=d)
+    res = wrap(as_array(data), self._dtype)
+    if needs_grad(self):
+        node = IndexSelectBackward0()
+        node.dim, node.input_shape = d, self._data.shape
+        node.save("index", index)
+        record(node, (self,), res)
+    return res
+
+
+class IndexAddBackward0(Node):
+    """index_add: self passes its gradient through, source selects it at `index` (× alpha)."""
+
+    def backward(self, g):
+        gsrc = None
+        if self.needs[1]:
+            gsrc = index_select(g, self.dim, self.saved("index"))
+            if self.alpha != 1:
+                gsrc = gsrc * self.alpha
+            if gsrc._data.shape != self.source_shape:
+                gsrc = gsrc.reshape(self.source_shape)
+        return (g if self.needs[0] else None), gsrc
+
+
+@tensor_method("index_add")
+def index_add(self, dim: int, index, source, *, alpha=1):
+    """A copy with alpha * source added at the positions `index` (a vector) along `dim`."""
+    _vector_index("index_add", index, "int32 or int64")
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    xp = array_module(self._data)
+    out = xp.array(self._data, copy=True)
+    idx = index._data.reshape(-1).astype(np.int64)
+    size = self._data.shape[d] if nd else 1
+    if idx.size and bool(((idx < 0) | (idx >= size)).any()):
+        raise IndexError("index out of range in self")
+    src = source._data if alpha == 1 else source._data * alpha
+    if nd == 0:
+        out = out + src.reshape(())
+    else:
+        moved = xp.moveaxis(out, d, 0)
+        xp.add.at(moved, idx, xp.moveaxis(src.reshape(source._data.shape), d, 0))
+    res = wrap(as_array(out.astype(self._dtype.np, copy=False)), self._dtype)
+    if needs_grad(self, source):
+        node = IndexAddBackward0()
+        node.needs = (self._requires_grad, source._requires_grad)
+        node.dim, node.alpha, node.source_shape = d, alpha, source._data.shape
+        node.save("index", index)
+        record(node, (self, source), res)
+    return res
+
+
+def _inplace_of(name: str, func):
+    def method(self, *args, **kwargs):
+        from gradshell.ops.inplace import apply_inplace
+
+        return apply_inplace(self, func, args, kwargs, name)
+
+    method.__name__ = name
+    method.__doc__ = f"In-place {name[:-1]}."
+    return method
+
+
+for _fn in (masked_fill, scatter, scatter_add, index_add):
+    setattr(Tensor, _fn.__name__ + "_", _inplace_of(_fn.__name__ + "_", _fn))

@@ -196,8 +196,10 @@ class LinalgVectorNormBackward0(Node):
             cnt = mask.sum(self.dims, keepdim=True) if self.dims is not None else mask.sum()
             return (g * x.sign() * mask / cnt,)
         else:
-            scale = x * x.abs() ** (p - 2) / where(zero, r * 0 + 1, r) ** (p - 1)
-        return (where(zero, scale * 0, g * scale),)
+            # x·|x|^(p-2) is 0·inf at x = 0 for p < 2: PyTorch's gradient there is 0
+            xs = where((x == 0).detach(), x * 0, x * x.abs() ** (p - 2))
+            scale = xs / where(zero, r * 0 + 1, r) ** (p - 1)
+        return (where(zero, x * 0, g * scale),)
 
 
 @tensor_method("norm")
@@ -264,6 +266,8 @@ _CAP = {
 
 def _keep(t: Tensor, dims: tuple | None, keepdim: bool, input_shape: tuple) -> Tensor:
     """A reduced tensor reshaped so it broadcasts against the input (size-1 reduced dims)."""
+    if not input_shape:
+        return t.reshape(())
     if dims is None:
         return t.reshape((1,) * len(input_shape)) if input_shape else t.reshape(())
     return unsqueeze_to(t, input_shape, dims, keepdim)
@@ -303,6 +307,8 @@ def _exclusive_cumprod(x: Tensor, dim: int, reverse: bool) -> Tensor:
 def _prod_grad(g: Tensor, x: Tensor, result: Tensor, dim: int | None) -> Tensor:
     """d prod / dx_i = product of the other elements; through exclusive cumulative products
     when some element is zero (so 0s do not turn into 0/0)."""
+    if x._data.ndim == 0:
+        return g.clone() if g._data.shape == () else g.reshape(())
     if not bool((x._data == 0).any()):
         return g * result / x
     if dim is None:
@@ -874,8 +880,8 @@ def _pnorm_grad(g: Tensor, x: Tensor, r: Tensor, p: float) -> Tensor:
     if math.isinf(p):
         mask = (x.abs() == r).detach()
         return g * x.sign() * mask / mask.sum()
-    scale = x * x.abs() ** (p - 2) / safe ** (p - 1)
-    return where(zero, g * x * 0, g * scale)
+    xs = where((x == 0).detach(), x * 0, x * x.abs() ** (p - 2))  # 0·inf → 0 for p < 2
+    return where(zero, g * x * 0, g * (xs / safe ** (p - 1)))
 
 
 class DistBackward0(Node):

@@ -561,3 +561,449 @@ def movedim(self, source, destination):
     for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
     return permute(self, order)
+
+
+# -- issue 6: cat, stack, split/chunk/unbind, flip, roll, tril/triu, repeat, diagonal -----------
+def _tensor_list(fname: str, tensors) -> list:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(
+            f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+            f"{type(tensors).__name__}"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    return list(tensors)
+
+
+class CatBackward0(Node):
+    """Each input gets its slice of the gradient along the concatenation dimension."""
+
+    legacy_name_02 = "ConcatBackward"
+
+    def backward(self, g):
+        out = []
+        start = 0
+        for size, needed in zip(self.sizes, self.needs, strict=True):
+            if size is None:  # a skipped legacy empty tensor
+                out.append(None)
+                continue
+            out.append(narrow(g, self.dim, start, size) if needed else None)
+            start += size
+        return tuple(out)
+
+
+def cat(tensors, dim: int = 0, *, out=None):
+    """Join tensors along an existing dimension `dim`."""
+    from gradshell.core import dtypes
+
+    ts = _tensor_list("cat", tensors)
+    if not ts:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(ts):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    # legacy rule: 1-D empty tensors are skipped whatever the other shapes
+    used = [t for t in ts if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    used_ids = {id(t) for t in used}  # by identity: `in` would compare tensors elementwise
+    ref = used[0] if used else ts[0]
+    nd = ref._data.ndim
+    d = wrap_dim(dim, nd)
+    for t in used[1:]:
+        if t._data.ndim != nd:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}"
+            )
+    for i, t in enumerate(ts):
+        if id(t) not in used_ids and t is not ref:
+            continue
+        for k in range(nd):
+            if k != d and t._data.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
+                    f"{i} in the list."
+                )
+    dt = dtypes.result_type(*ts) if len({t._dtype for t in ts}) > 1 else ref._dtype
+    xp = array_module(ref._data)
+    arrays = [t._data.astype(dt.np, copy=False) for t in (used or [ref])]
+    res = wrap(xp.concatenate(arrays, axis=d), dt)
+    if needs_grad(*ts):
+        node = CatBackward0()
+        node.dim = d
+        node.sizes = [t._data.shape[d] if (id(t) in used_ids or not used) else None for t in ts]
+        node.needs = [t._requires_grad for t in ts]
+        record(node, tuple(ts), res)
+    if out is not None:
+        from gradshell.ops.inplace import write_out
+
+        return write_out(out, res)
+    return res
+
+
+concat = concatenate = cat
+
+
+class StackBackward0(Node):
+    """Each input gets its slice (select) of the gradient along the new dimension."""
+
+    legacy_name_02 = "StackBackward"
+
+    def backward(self, g):
+        return tuple(select(g, self.dim, i) if n else None for i, n in enumerate(self.needs))
+
+
+def stack(tensors, dim: int = 0, *, out=None):
+    """Join equally-shaped tensors along a new dimension `dim`."""
+    from gradshell.core import dtypes
+
+    ts = _tensor_list("stack", tensors)
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = ts[0]._data.shape
+    for i, t in enumerate(ts[1:], 1):
+        if t._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list(t._data.shape)} at entry {i}"
+            )
+    d = wrap_dim(dim, len(shape) + 1)
+    dt = dtypes.result_type(*ts) if len({t._dtype for t in ts}) > 1 else ts[0]._dtype
+    xp = array_module(ts[0]._data)
+    res = wrap(xp.stack([t._data.astype(dt.np, copy=False) for t in ts], axis=d), dt)
+    if needs_grad(*ts):
+        node = StackBackward0()
+        node.dim = d
+        node.needs = [t._requires_grad for t in ts]
+        record(node, tuple(ts), res)
+    if out is not None:
+        from gradshell.ops.inplace import write_out
+
+        return write_out(out, res)
+    return res
+
+
+def _multi_view(base: Tensor, parts: list, node: Node | None) -> tuple:
+    """Views of `base` (one per array in `parts`) sharing one multi-output node."""
+    outs = []
+    for data in parts:
+        o = wrap(data, base._dtype)
+        o._version_counter = base._counter()
+        o._base = base if base._base is None else base._base
+        outs.append(o)
+    if node is not None and needs_grad(base):
+        node.num_outputs = len(outs)
+        node.output_meta = [(o._data.shape, o._dtype, array_module(o._data)) for o in outs]
+        for i, o in enumerate(outs):
+            record(node, (base,), o, output_nr=i)
+    return tuple(outs)
+
+
+class SplitBackward0(Node):
+    """The pieces' gradients (zeros for unused pieces) concatenated back."""
+
+    def backward(self, *grads):
+        return (cat(list(grads), self.dim),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    """split with explicit sizes: the pieces' gradients concatenated back."""
+
+
+def _split_sizes(size: int, split_size: int) -> list:
+    if split_size == 0:
+        return [0] if size == 0 else []
+    n = max(1, -(-size // split_size))
+    return [min(split_size, size - i * split_size) for i in range(n)]
+
+
+@tensor_method("split")
+def split(self, split_size_or_sections, dim: int = 0):
+    """Views of consecutive pieces along `dim`: of `split_size` each, or of the given sizes."""
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    size = self._data.shape[d] if nd else 0
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != size or any(s < 0 for s in sizes):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sizes}"
+            )
+        node_cls = SplitWithSizesBackward0
+    else:
+        s = int(split_size_or_sections)
+        if s < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+        if s == 0 and size != 0:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
+            )
+        sizes = _split_sizes(size, s)
+        node_cls = SplitBackward0
+    return _split_views(self, d, sizes, node_cls)
+
+
+def _split_views(self: Tensor, d: int, sizes: list, node_cls) -> tuple:
+    parts = []
+    start = 0
+    for s in sizes:
+        key = (slice(None),) * d + (slice(start, start + s),)
+        parts.append(self._data[key])
+        start += s
+    node = None
+    if needs_grad(self):
+        node = node_cls()
+        node.dim = d
+    return _multi_view(self, parts, node)
+
+
+@tensor_method("chunk")
+def chunk(self, chunks: int, dim: int = 0):
+    """Split into `chunks` pieces of (nearly) equal size along `dim` (maybe fewer)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    size = self._data.shape[d]
+    return _split_views(self, d, _split_sizes(size, max(1, -(-size // chunks))), SplitBackward0)
+
+
+class UnbindBackward0(Node):
+    """The slices' gradients (zeros for unused ones) stacked back."""
+
+    def backward(self, *grads):
+        return (stack(list(grads), self.dim),)
+
+
+@tensor_method("unbind")
+def unbind(self, dim: int = 0):
+    """The slices along `dim`, with that dimension removed (views)."""
+    nd = self._data.ndim
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, nd)
+    parts = [self._data[(slice(None),) * d + (i,)] for i in range(self._data.shape[d])]
+    node = None
+    if needs_grad(self):
+        node = UnbindBackward0()
+        node.dim = d
+    return _multi_view(self, parts, node)
+
+
+class FlipBackward0(Node):
+    """Flip the gradient back along the same dimensions."""
+
+    def backward(self, g):
+        return (flip(g, self.dims),)
+
+
+@tensor_method("flip")
+def flip(self, *dims):
+    """A copy with the order of elements reversed along `dims`."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    nd = self._data.ndim
+    axes = norm_dims(list(dims), nd) if dims else ()
+    xp = array_module(self._data)
+    data = xp.flip(self._data, axis=axes) if (axes and nd) else self._data
+    res = wrap(xp.array(data, copy=True), self._dtype)
+    if needs_grad(self):
+        node = FlipBackward0()
+        node.dims = axes
+        record(node, (self,), res)
+    return res
+
+
+@tensor_method("fliplr")
+def fliplr(self):
+    """Flip the columns (dimension 1)."""
+    if self._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(self, 1)
+
+
+@tensor_method("flipud")
+def flipud(self):
+    """Flip the rows (dimension 0)."""
+    if self._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(self, 0)
+
+
+class RollBackward0(Node):
+    """Roll the gradient back by the opposite shifts."""
+
+    def backward(self, g):
+        return (roll(g, tuple(-s for s in self.shifts), self.dims),)
+
+
+@tensor_method("roll")
+def roll(self, shifts, dims=None):
+    """A copy with elements shifted cyclically along `dims` (the flattened tensor if None)."""
+    sh = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    dm = () if dims is None else (tuple(dims) if isinstance(dims, (tuple, list)) else (dims,))
+    if (dims is None and len(sh) != 1) or (dims is not None and len(sh) != len(dm)):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(dm)}")
+    xp = array_module(self._data)
+    nd = self._data.ndim
+    if dims is None:
+        data = xp.roll(self._data.reshape(-1), sh[0]).reshape(self._data.shape)
+        axes = None
+    else:
+        axes = tuple(wrap_dim(d, nd) for d in dm)
+        data = xp.roll(self._data, sh, axis=axes)
+    res = wrap(xp.array(data, copy=True), self._dtype)
+    if needs_grad(self):
+        node = RollBackward0()
+        node.shifts, node.dims = sh, axes
+        record(node, (self,), res)
+    return res
+
+
+class TrilBackward0(Node):
+    """Only the kept lower triangle passes the gradient."""
+
+    def backward(self, g):
+        return (tril(g, self.diagonal),)
+
+
+class TriuBackward0(Node):
+    """Only the kept upper triangle passes the gradient."""
+
+    def backward(self, g):
+        return (triu(g, self.diagonal),)
+
+
+def _triangle(self: Tensor, name: str, diagonal: int, node_cls):
+    if self._data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    xp = array_module(self._data)
+    res = wrap(getattr(xp, name)(self._data, diagonal), self._dtype)
+    if needs_grad(self):
+        node = node_cls()
+        node.diagonal = diagonal
+        record(node, (self,), res)
+    return res
+
+
+@tensor_method("tril")
+def tril(self, diagonal: int = 0):
+    """The lower triangle of the last two dimensions (the rest zeroed)."""
+    return _triangle(self, "tril", diagonal, TrilBackward0)
+
+
+@tensor_method("triu")
+def triu(self, diagonal: int = 0):
+    """The upper triangle of the last two dimensions (the rest zeroed)."""
+    return _triangle(self, "triu", diagonal, TriuBackward0)
+
+
+class RepeatBackward0(Node):
+    """Sum the gradient over the copies back into the original shape."""
+
+    def backward(self, g):
+        shape = self.input_shape
+        reps = self.repeats
+        lead = len(reps) - len(shape)
+        padded = (1,) * lead + tuple(shape)
+        if g._data.size == 0:
+            return (wrap(array_module(g._data).zeros(shape, g._dtype.np), g._dtype),)
+        inter = []
+        for r, s in zip(reps, padded, strict=True):
+            inter.extend((r, s))
+        summed = g.reshape(tuple(inter)).sum(tuple(range(0, 2 * len(reps), 2)))
+        return (summed.reshape(shape),)
+
+
+@tensor_method("repeat")
+def repeat(self, *sizes):
+    """Tile the tensor: `sizes[i]` copies along dimension i (extra leading sizes add dims)."""
+    reps = _sizes(sizes)
+    shape = self._data.shape
+    if len(reps) < len(shape):
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    padded = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    target = [r * s for r, s in zip(reps, padded, strict=True)]
+    for t in target:
+        if t < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {t}: {target}")
+    xp = array_module(self._data)
+    res = wrap(xp.tile(self._data.reshape(padded), reps), self._dtype)
+    if needs_grad(self):
+        node = RepeatBackward0()
+        node.repeats, node.input_shape = reps, shape
+        record(node, (self,), res)
+    return res
+
+
+class DiagonalBackward0(Node):
+    """Place the gradient on the diagonal of a zero tensor of the input's shape."""
+
+    def backward(self, g):
+        return (diagonal_embed(g, self.input_shape, self.offset, self.dim1, self.dim2),)
+
+
+class DiagonalBackwardBackward0(Node):
+    """The gradient of placing values on a diagonal is that diagonal of the gradient."""
+
+    def backward(self, gg):
+        return (diagonal(gg, self.offset, self.dim1, self.dim2),)
+
+
+def _diag_index(shape: tuple, offset: int, d1: int, d2: int):
+    n1, n2 = shape[d1], shape[d2]
+    if offset >= 0:
+        length = max(0, min(n1, n2 - offset))
+        return length, 0, offset
+    length = max(0, min(n1 + offset, n2))
+    return length, -offset, 0
+
+
+def diagonal_embed(g: Tensor, shape: tuple, offset: int, d1: int, d2: int) -> Tensor:
+    """A zero tensor of `shape` with `g` on its (offset, d1, d2) diagonal."""
+    xp = array_module(g._data)
+    z = xp.zeros(shape, g._dtype.np)
+    length, s1, s2 = _diag_index(shape, offset, d1, d2)
+    zm = xp.moveaxis(z, (d1, d2), (-2, -1))
+    i = xp.arange(length)
+    zm[..., i + s1, i + s2] = g._data
+    out = wrap(z, g._dtype)
+    if needs_grad(g):
+        node = DiagonalBackwardBackward0()
+        node.offset, node.dim1, node.dim2 = offset, d1, d2
+        record(node, (g,), out)
+    return out
+
+
+@tensor_method("diagonal")
+def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    """The diagonal of dimensions dim1 and dim2 as the last dimension (a view)."""
+    nd = self._data.ndim
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    xp = array_module(self._data)
+    data = self._data
+    length, s1, s2 = _diag_index(data.shape, offset, d1, d2)
+    st = data.strides
+    rest = [k for k in range(nd) if k not in (d1, d2)]
+    shape = tuple(data.shape[k] for k in rest) + (length,)
+    strides = tuple(st[k] for k in rest) + (st[d1] + st[d2],)
+    start = data[(slice(None),) * 0]
+    if length:
+        idx = [slice(None)] * nd
+        idx[d1] = slice(s1, None)
+        idx[d2] = slice(s2, None)
+        start = data[tuple(idx)]
+    view = xp.lib.stride_tricks.as_strided(start, shape=shape, strides=strides)
+    node = None
+    if needs_grad(self):
+        node = DiagonalBackward0()
+        node.input_shape, node.offset, node.dim1, node.dim2 = data.shape, offset, d1, d2
+    return make_view(self, view, node)

@@ -228,3 +228,37 @@ addcdiv = _ar.addcdiv
 maximum = _ar.maximum
 minimum = _ar.minimum
 clamp = clip = _ar.clamp
+prod = _red.prod
+max = _red.max  # noqa: A001
+min = _red.min  # noqa: A001
+amax = _red.amax
+amin = _red.amin
+argmax = _red.argmax
+argmin = _red.argmin
+var = _red.var
+std = _red.std
+logsumexp = _red.logsumexp
+cumsum = _red.cumsum
+cumprod = _red.cumprod
+all = _red.all  # noqa: A001
+any = _red.any  # noqa: A001
+dist = _red.dist
+cat = concat = concatenate = _sh.cat
+stack = _sh.stack
+split = _sh.split
+chunk = _sh.chunk
+unbind = _sh.unbind
+flip = _sh.flip
+fliplr = _sh.fliplr
+flipud = _sh.flipud
+roll = _sh.roll
+tril = _sh.tril
+triu = _sh.triu
+diagonal = _sh.diagonal
+masked_fill = _idx.masked_fill
+gather = _idx.gather
+scatter = _idx.scatter
+scatter_add = _idx.scatter_add
+index_select = _idx.index_select
+index_add = _idx.index_add
+from gradshell.ops import return_types  # noqa: E402
