@@ -1,0 +1,281 @@
+"""Shared helpers of the views: the rich console, compact values, learner names, and
+evaluating a short expression the learner typed after a magic.
+
+Views render to text (with colour only when the visual channel is a colour terminal and
+NO_COLOR is unset); the shell writes that text to its visual channel.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+import os
+import re
+import shutil
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gradshell.core.device import to_numpy
+from gradshell.core.tensor import Tensor
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from gradshell.shell.session import Session
+
+#: Width of views when the terminal's width is unknown (and of golden tests).
+DEFAULT_WIDTH = 100
+MAX_WIDTH = 120
+
+
+def color_wanted() -> bool:
+    """True when views may use colour: a terminal on stdout and NO_COLOR unset."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    stream = sys.__stdout__
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (ValueError, OSError):
+        return False
+
+
+def make_console(width: int | None = None, color: bool | None = None) -> Console:
+    """A recording rich console that writes nowhere (views are exported as text)."""
+    from rich.console import Console
+
+    if color is None:
+        color = color_wanted()
+    if width is None:
+        width = min(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, MAX_WIDTH)
+    return Console(
+        file=io.StringIO(),
+        record=True,
+        width=width,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        no_color=not color,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+    )
+
+
+def render(renderable: RenderableType, width: int | None = None, color: bool | None = None) -> str:
+    """`renderable` as text (ANSI-styled only when `color`), ending with a newline."""
+    console = make_console(width, color)
+    console.print(renderable)
+    colored = console.color_system is not None
+    text = console.export_text(styles=colored)
+    if not colored:  # rich pads lines to the width; golden files should not depend on it
+        text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return text if text.endswith("\n") else text + "\n"
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+def as_array(value: Any) -> np.ndarray | None:
+    """A host NumPy array for a tensor or array (None for None)."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        return to_numpy(value._data)
+    return np.asarray(value)
+
+
+def compact(value: Any, floating: bool | None = None) -> str:
+    """A tensor's values on one line, in PyTorch's number format and summarised as PyTorch
+    summarises large tensors (the printers' own `values_str`, whitespace folded)."""
+    if value is None:
+        return "None"
+    from gradshell.printing.modern import values_str
+    from gradshell.printing.options import OPTS, PrintOptions
+
+    arr = as_array(value)
+    if floating is None:
+        floating = arr.dtype.kind == "f"
+    opts = PrintOptions()
+    for name in opts.__slots__:
+        setattr(opts, name, getattr(OPTS, name))
+    opts.linewidth = 10**9  # one line per row; rows are joined below
+    if arr.ndim == 0:
+        return number(arr.item())
+    text = values_str(arr, floating, 0, opts)
+    text = re.sub(r"\s+", " ", text)
+    return text.replace("[ ", "[").replace(" ]", "]")
+
+
+def number(v: Any) -> str:
+    """A short decimal for one number: 4.5, 0.25, 6, 1e-05, nan."""
+    if isinstance(v, bool | np.bool_):
+        return str(bool(v))
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == 0:
+        return "0"
+    text = f"{v:.4g}"
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        return f"{mantissa}e{int(exp)}"
+    return text
+
+
+def uniform(arr: np.ndarray | None) -> Any:
+    """The single value of `arr` when all its elements are equal (else None)."""
+    if arr is None or arr.size == 0:
+        return None
+    flat = arr.reshape(-1)
+    first = flat[0]
+    if arr.size == 1 or bool(np.all(flat == first)):
+        return first.item()
+    return None
+
+
+def short(value: Any) -> str:
+    """One number when every element is the same, else the compact values."""
+    if value is None:
+        return "None"
+    arr = as_array(value)
+    u = uniform(arr)
+    if u is not None:
+        return number(u)
+    return compact(arr)
+
+
+def shape_text(shape: tuple) -> str:
+    """A shape as PyTorch lists it: [2, 2]."""
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def fraction(n: int) -> str:
+    """`1/n` as text."""
+    return f"1/{n}"
+
+
+# --- the learner's names ------------------------------------------------------------------
+
+
+class Namer:
+    """Names the learner gave to tensors and graph nodes (their variables), read from a
+    session's namespace once; falls back to a short description."""
+
+    def __init__(self, namespace: dict[str, Any] | None = None) -> None:
+        self.tensors: dict[int, str] = {}
+        self.nodes: dict[tuple[int, int], str] = {}
+        if not namespace:
+            return
+        for key, value in namespace.items():
+            if key.startswith("_"):
+                continue
+            self._add(key, value)
+        # one level into containers and simple objects (params[0], model.w)
+        for key, value in namespace.items():
+            if key.startswith("_") or isinstance(value, Tensor):
+                continue
+            if isinstance(value, list | tuple):
+                for i, item in enumerate(value[:64]):
+                    self._add(f"{key}[{i}]", item, weak=True)
+            elif isinstance(value, dict):
+                for k, item in list(value.items())[:64]:
+                    if isinstance(k, str | int):
+                        self._add(f"{key}[{k!r}]", item, weak=True)
+            else:
+                attrs = getattr(value, "__dict__", None)
+                if isinstance(attrs, dict) and not isinstance(value, type):
+                    for k, item in list(attrs.items())[:64]:
+                        if isinstance(k, str) and not k.startswith("_"):
+                            self._add(f"{key}.{k}", item, weak=True)
+
+    def _add(self, name: str, value: Any, weak: bool = False) -> None:
+        if not isinstance(value, Tensor):
+            return
+        if weak and id(value) in self.tensors:
+            return
+        self.tensors.setdefault(id(value), name)
+        fn = value._grad_fn
+        if fn is not None:
+            self.nodes.setdefault((id(fn), value._output_nr), name)
+
+    def tensor(self, t: Any) -> str | None:
+        """The learner's name for tensor `t`, or None."""
+        return self.tensors.get(id(t))
+
+    def node_output(self, node: Any, output_nr: int = 0) -> str | None:
+        """The learner's name for output `output_nr` of graph node `node`, or None."""
+        return self.nodes.get((id(node), output_nr))
+
+    def label(self, t: Any) -> str:
+        """A name for tensor `t`: the learner's, or a description such as 'leaf [2, 2]'."""
+        name = self.tensor(t)
+        if name is not None:
+            return name
+        kind = "leaf" if t._grad_fn is None else t._grad_fn.name()
+        return f"<{kind} {shape_text(t._data.shape)}>"
+
+    def grad_label(self, t: Any) -> str:
+        """'x.grad' for a named tensor, '<leaf [3]>.grad' otherwise."""
+        return f"{self.label(t)}.grad"
+
+
+def namer_for(session: Session | None) -> Namer:
+    """A Namer over `session`'s variables (empty without a session)."""
+    return Namer(session.namespace if session is not None else None)
+
+
+# --- expressions typed after a magic ------------------------------------------------------
+
+
+class ExpressionError(Exception):
+    """An expression after a magic could not be evaluated; the message says why."""
+
+
+def evaluate(session: Session, text: str, overrides: dict[str, Any] | None = None) -> Any:
+    """Evaluate a DSL expression in (a copy of) the session's namespace, through the same
+    checks as learner code; `overrides` rebinds names only for this evaluation."""
+    from gradshell.shell import checker, transform
+    from gradshell.shell.errors import Refused
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"not an expression: {text.strip()!r} ({exc.msg})") from None
+    module = ast.Module(body=[ast.Expr(tree.body)], type_ignores=[])
+    ast.copy_location(module.body[0], tree.body)
+    if not session.unsafe:
+        try:
+            checker.check(module)
+        except Refused as exc:
+            raise ExpressionError(exc.message) from None
+        transform.guard(module)
+    expr = module.body[0].value
+    wrapped = ast.Expression(body=expr)
+    ast.fix_missing_locations(wrapped)
+    code = compile(wrapped, "<magic>", "eval", dont_inherit=True)
+    namespace = dict(session.namespace)
+    if overrides:
+        namespace.update(overrides)
+    try:
+        return eval(code, namespace)  # noqa: S307 - checked and guarded like learner code
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise ExpressionError(f"{type(exc).__name__}: {exc}") from None
+
+
+def lookup_tensor(session: Session, text: str) -> Tensor:
+    """The tensor an argument names (a variable or a short expression)."""
+    text = text.strip()
+    if not text:
+        raise ExpressionError("name a tensor, e.g. out")
+    value = session.namespace.get(text) if text.isidentifier() else None
+    if value is None:
+        value = evaluate(session, text)
+    if not isinstance(value, Tensor):
+        raise ExpressionError(f"{text} is not a tensor (it is a {type(value).__name__})")
+    return value

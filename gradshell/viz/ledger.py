@@ -1,0 +1,272 @@
+"""The accumulation ledger: every change to a tensor's `.grad`, and its table (`%ledger x`).
+
+An entry records one change: a backward pass adding into `.grad` (with the share of
+each path when several paths added), `zero_()` (also through `.grad.data`), `.grad =
+None`, an assignment, or an in-place change seen after the fact. Values are copies taken
+at that moment; large tensors keep only their summarised text, so the ledger stays
+small whatever the tensors' size.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gradshell.viz.common import Namer, as_array, compact
+
+#: Tensors with more elements keep only their summarised text in the ledger.
+KEEP_ARRAY_MAX = 4096
+#: Entries kept per tensor (the oldest are dropped and counted).
+MAX_ENTRIES = 256
+
+KINDS = ("backward", "retain", "zero", "none", "assign", "inplace", "unseen")
+
+
+class Snap:
+    """A copy of a gradient's values at one moment (or only its text when large)."""
+
+    __slots__ = ("array", "text", "shape", "floating")
+
+    def __init__(self, value: Any) -> None:
+        arr = as_array(value)
+        self.shape = tuple(arr.shape)
+        self.floating = arr.dtype.kind == "f"
+        if arr.size <= KEEP_ARRAY_MAX:
+            self.array: np.ndarray | None = np.array(arr, copy=True)
+            self.text: str | None = None
+        else:
+            self.array = None
+            self.text = compact(arr, self.floating)
+
+    def render(self) -> str:
+        """The values on one line, PyTorch-formatted and summarised."""
+        if self.text is None:
+            self.text = compact(self.array, self.floating)
+        return self.text
+
+    def is_zero(self) -> bool:
+        """True when every element is zero (unknown for large snapshots: False)."""
+        return self.array is not None and not bool(np.any(self.array))
+
+
+def snap(value: Any) -> Snap | None:
+    """A Snap of a tensor, or None for None."""
+    return None if value is None else Snap(value)
+
+
+@dataclass
+class Share:
+    """What one path of the graph added (several paths into one `.grad`)."""
+
+    value: Snap
+    src: Any = None  # the graph node the gradient came from (dropped once labelled)
+    edge: int = 0  # its index in src.next_functions
+    label: str = ""
+
+    def finish(self, namer: Namer) -> None:
+        """Turn the node into words with the learner's names, and drop the reference."""
+        if self.src is None or self.label:
+            self.src = None
+            return
+        name = namer.node_output(self.src)
+        node = self.src.name()
+        who = f"{name} ({node}, input {self.edge})" if name else f"{node}, input {self.edge}"
+        self.label = f"from {who}"
+        self.src = None
+
+
+@dataclass
+class Entry:
+    """One change to a `.grad`."""
+
+    kind: str
+    cause: str = ""
+    call: int | None = None
+    before: Snap | None = None
+    added: Snap | None = None
+    after: Snap | None = None
+    shares: list[Share] = field(default_factory=list)
+    cell: int = 0
+
+    def describe(self) -> str:
+        """The cause column: 'backward #2: y.backward(...)', 'zero_: ...'."""
+        what = {
+            "backward": f"backward #{self.call}",
+            "retain": f"backward #{self.call} (retain_grad)",
+            "zero": "zeroed",
+            "none": "set to None",
+            "assign": "assigned",
+            "inplace": "changed in place",
+            "unseen": "changed while recording was off",
+        }[self.kind]
+        return f"{what}: {self.cause}" if self.cause else what
+
+
+class Book:
+    """The entries of one tensor's `.grad`."""
+
+    __slots__ = ("ref", "entries", "dropped", "grad_id", "__weakref__")
+
+    def __init__(self, ref: weakref.ref) -> None:
+        self.ref = ref
+        self.entries: list[Entry] = []
+        self.dropped = 0
+        self.grad_id: int | None = None  # the live .grad object the last entry saw
+
+    def add(self, entry: Entry) -> None:
+        """Append an entry, dropping the oldest beyond MAX_ENTRIES."""
+        self.entries.append(entry)
+        if len(self.entries) > MAX_ENTRIES:
+            del self.entries[0]
+            self.dropped += 1
+
+    def since_reset(self) -> tuple[list[Entry], int]:
+        """The entries since `.grad` was last None, and how many came before."""
+        start = 0
+        for i, e in enumerate(self.entries):
+            if e.kind == "none":
+                start = i + 1
+            elif e.before is None:  # .grad came into being here
+                start = i
+        return self.entries[start:], start + self.dropped
+
+    def last_after(self) -> Snap | None:
+        """What `.grad` held after the last recorded change."""
+        return self.entries[-1].after if self.entries else None
+
+
+class Ledger:
+    """Books of every tensor whose `.grad` changed while recording was on."""
+
+    def __init__(self) -> None:
+        self.books: dict[int, Book] = {}
+
+    def book(self, t: Any) -> Book:
+        """The book of tensor `t` (opened on first use; closed when `t` dies)."""
+        key = id(t)
+        book = self.books.get(key)
+        if book is not None and book.ref() is t:
+            return book
+        books = self.books
+
+        def closed(_ref: Any, key: int = key) -> None:
+            current = books.get(key)
+            if current is not None and current.ref() is None:
+                del books[key]
+
+        book = Book(weakref.ref(t, closed))
+        books[key] = book
+        return book
+
+    def find(self, t: Any) -> Book | None:
+        """The book of `t` if it has one."""
+        book = self.books.get(id(t))
+        return book if book is not None and book.ref() is t else None
+
+    def live(self) -> list[tuple[Any, Book]]:
+        """(tensor, book) for every tensor still alive."""
+        out = []
+        for book in list(self.books.values()):
+            t = book.ref()
+            if t is not None:
+                out.append((t, book))
+        return out
+
+    def total(self, t: Any) -> np.ndarray | None:
+        """The ledger's value of `t.grad`: what the last entry left (None if none)."""
+        book = self.find(t)
+        if book is None or not book.entries:
+            return None
+        after = book.last_after()
+        return None if after is None else after.array
+
+
+# --- the %ledger table ----------------------------------------------------------------------
+
+
+def _added_text(e: Entry) -> str:
+    if e.kind in ("backward", "retain"):
+        return "+ " + e.added.render() if e.added is not None else ""
+    if e.kind == "zero":
+        return "wiped " + (e.before.render() if e.before is not None else "?")
+    if e.kind == "none":
+        return "dropped " + (e.before.render() if e.before is not None else "None")
+    if e.before is not None:
+        return "was " + e.before.render()
+    return ""
+
+
+def ledger_table(name: str, book: Book, live: Any, *, everything: bool = False) -> Any:
+    """The history of `name.grad` as a rich renderable (step, cause, added, result)."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    if everything:
+        entries, earlier = list(book.entries), book.dropped
+    else:
+        entries, earlier = book.since_reset()
+    title = f"{name}.grad — every change since it was created or reset"
+    table = Table(title=title, title_justify="left", expand=False, show_lines=False)
+    table.add_column("step", justify="right", no_wrap=True)
+    table.add_column("cause", overflow="fold")
+    table.add_column("added", overflow="fold")
+    table.add_column("result", overflow="fold")
+    for i, e in enumerate(entries, start=earlier + 1):
+        result = e.after.render() if e.after is not None else "None"
+        table.add_row(str(i), e.describe(), _added_text(e), result)
+        for s in e.shares:
+            table.add_row("", Text("  ↳ " + s.label, style="dim"), "+ " + s.value.render(), "")
+    parts: list[Any] = [table]
+    if earlier:
+        parts.append(
+            Text(f"({earlier} earlier change(s) before that; %ledger {name} --all shows them)")
+        )
+    parts.append(Text(f"{name}.grad now: {'None' if live is None else compact(live)}"))
+    last = book.last_after()
+    if not agrees(last, live):
+        parts.append(
+            Text(
+                f"note: {name}.grad changed while recording was off (%viz off or "
+                "--no-viz), so the table misses that change.",
+                style="yellow",
+            )
+        )
+    return Group(*parts)
+
+
+def agrees(last: Snap | None, live: Any) -> bool:
+    """Does the ledger's last value match the live `.grad`? (Large tensors: unknown, True.)"""
+    if live is None:
+        return last is None
+    if last is None:
+        return False
+    if last.array is None:
+        return True
+    arr = as_array(live)
+    return arr.shape == last.array.shape and bool(
+        np.array_equal(arr, last.array, equal_nan=arr.dtype.kind == "f")
+    )
+
+
+def summary_table(rows: list[tuple[str, Book, Any]]) -> Any:
+    """`%ledger` with no name: every tracked `.grad`, its number of changes and value."""
+    from rich.table import Table
+
+    table = Table(title="gradients recorded in this session", title_justify="left")
+    table.add_column("tensor")
+    table.add_column("changes", justify="right")
+    table.add_column("last change", overflow="fold")
+    table.add_column(".grad now", overflow="fold")
+    for name, book, live in rows:
+        last = book.entries[-1].describe() if book.entries else ""
+        table.add_row(
+            f"{name}.grad",
+            str(len(book.entries) + book.dropped),
+            last,
+            "None" if live is None else compact(live),
+        )
+    return table
