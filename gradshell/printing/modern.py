@@ -14,8 +14,9 @@ PyTorch's rules, as its printer behaves:
 * Suffixes (`device=`, `size=`, `dtype=`, `grad_fn=`/`requires_grad=True`) follow the
   values, moving to their own line when the current line would pass `linewidth`.
 
-Only the elements that are shown are ever formatted, so a summarised tensor of any size
-prints in time proportional to what is shown (plus one NumPy pass to pick the format).
+Only the elements that are shown are ever copied off the backend array, inspected or
+formatted (PyTorch, too, picks the format from the shown elements only), so a summarised
+tensor of any size prints in time proportional to what is shown.
 """
 
 from __future__ import annotations

@@ -395,3 +395,17 @@ def test_style_listeners_follow_every_change():
     remove()
     set_print_style("legacy")
     assert seen == ["modern", "legacy", "modern"]
+
+
+def test_printing_imports_no_shell_or_ui():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gradshell.printing\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit')"
+        " or m.startswith('gradshell.shell')]\n"
+        "print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
