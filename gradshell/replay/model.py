@@ -45,12 +45,14 @@ class Example:
     mode: Mode = "compare"
     prompt: PromptKind = "python"
     source_lines: tuple[str, ...] = ()
+    first_prompt: str = ""
 
     def shown_source(self) -> str:
         """The statement as it stood in the transcript, prompts included."""
         lines = self.source_lines or tuple(self.source.split("\n"))
         if self.prompt == "ipython":
-            first, cont = "In [ ]: ", "   ...: "
+            first = self.first_prompt or "In [ ]: "
+            cont = " " * max(0, len(first) - 5) + "...: "
         else:
             first, cont = ">>> ", "... "
         return "\n".join(

@@ -285,7 +285,7 @@ def _needs_more(source: str) -> bool:
         warnings.simplefilter("ignore")
         try:
             return codeop.compile_command(source, "<transcript>", "single") is None
-        except (SyntaxError, ValueError, OverflowError):
+        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
             return False
 
 
@@ -312,7 +312,7 @@ def _unfinished(source: str) -> bool:
         warnings.simplefilter("ignore")
         try:
             return codeop.compile_command(source + "\n", "<transcript>", "exec") is None
-        except (SyntaxError, ValueError, OverflowError):
+        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
             return False
 
 
@@ -428,6 +428,7 @@ def _parse_example(
             break
         source.append(cont.group(1) or "")
         i += 1
+    typed = start.text[len(indent) :]  # the first line: its prompt, then source[0]
     code = "\n".join(source)
     if _unfinished(code):
         raise TranscriptError(
@@ -466,6 +467,7 @@ def _parse_example(
         mode=_mode(source, start.number, path),  # type: ignore[arg-type]
         prompt=kind,  # type: ignore[arg-type]
         source_lines=tuple(source),
+        first_prompt=typed[: len(typed) - len(source[0])],
     )
     return example, i
 

@@ -22,6 +22,9 @@ from gradshell.replay.runner import ExampleResult, SessionResult
 CONTEXT = 3
 """Unchanged lines shown around each change."""
 
+MAX_DIFF_LINES = 400
+"""Lines of each side diffed; longer outputs are cut after the first difference."""
+
 
 def color_allowed(requested: bool = True) -> bool:
     """Colour only when requested and `NO_COLOR` is unset or empty (no-color.org)."""
@@ -94,6 +97,11 @@ def diff_text(comparison: Comparison, want_line: int) -> Text:
     numbers = [want_line + k for k in comparison.want_index]
     width = len(str(max(numbers, default=want_line)))
     out = Text()
+    cut_want = cut_got = 0
+    if max(len(want), len(got)) > MAX_DIFF_LINES:  # keep difflib's work bounded
+        end = (comparison.first_diff or 0) + MAX_DIFF_LINES // 2
+        cut_want, cut_got = max(0, len(want) - end), max(0, len(got) - end)
+        want, got = want[:end], got[:end]
     matcher = difflib.SequenceMatcher(None, want, got, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -110,6 +118,11 @@ def diff_text(comparison: Comparison, want_line: int) -> Text:
             out.append(f"  {_numbered(None, width)} ", style="dim")
             out.append_text(_marked("+" + got[j], got_marks.get(j, []), "green"))
             out.append("\n")
+    if cut_want or cut_got:
+        out.append(
+            f"  … {cut_want} more expected and {cut_got} more actual lines not shown\n",
+            style="dim",
+        )
     return out
 
 

@@ -116,3 +116,17 @@ def test_update_writes_tracebacks_short():
         "  ...",
         "ValueError: bad",
     ]
+
+
+def test_huge_output_is_cut_in_the_report():
+    text = ">>> for i in range(100000): print(i)\n0\n1\n2\nx\n"
+    report = render(session_report(failing_result(text)))
+    assert "5 -x" in report
+    assert "99797 more actual lines not shown" in report
+    assert len(report.splitlines()) < 300
+
+
+def test_ipython_statement_is_shown_with_its_prompts():
+    text = "In [7]: for i in range(2):\n   ...:     print(i)\n   ...:\n0\n2\n"
+    report = render(session_report(failing_result(text)))
+    assert "    In [7]: for i in range(2):\n       ...:     print(i)\n" in report
