@@ -1,0 +1,135 @@
+"""`%graph out --dot FILE` / `--svg FILE`: the grad_fn graph as Graphviz DOT, and as SVG
+when Graphviz's `dot` program is installed (a clear way to get it when it is not).
+
+Edges point the way the forward pass went (input → op), as torchviz draws them, and
+carry the index of the edge in the op's `next_functions`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+from gradshell.core.autograd import AccumulateGrad
+from gradshell.core.tensor import Tensor
+from gradshell.viz.common import Namer, compact, shape_text
+from gradshell.viz.graph import node_ids, saved_brief
+
+#: What to tell a learner whose machine lacks Graphviz.
+GRAPHVIZ_HELP = (
+    "Graphviz's `dot` program was not found on PATH, so no SVG was made.\n"
+    "Install Graphviz to render graphs:\n"
+    "  Debian/Ubuntu: sudo apt install graphviz\n"
+    "  Fedora:        sudo dnf install graphviz\n"
+    "  macOS:         brew install graphviz\n"
+    "  conda:         conda install -c conda-forge graphviz\n"
+    "  Windows/other: https://graphviz.org/download/\n"
+    "Or write DOT with `%graph OUT --dot FILE` and render it elsewhere "
+    "(`dot -Tsvg FILE -o graph.svg`)."
+)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_dot(t: Tensor, namer: Namer, namespace: dict | None = None) -> str:
+    """The graph behind `t` as a Graphviz DOT document."""
+    name = namer.label(t)
+    lines = [
+        f"digraph {_quote('grad_fn graph of ' + name)} {{",
+        "  rankdir=BT;",
+        '  node [shape=box, style="rounded,filled", fillcolor="#f4f4f4", fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+    ]
+    root = t._grad_fn
+    if root is None:
+        label = f"{name}\n{shape_text(t._data.shape)} {t._dtype.name}"
+        if t._requires_grad:
+            label += "\n(a leaf: no grad_fn)"
+        else:
+            label += "\n(does not require grad: no graph)"
+        lines.append(f"  n0 [label={_quote(label)}];")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+    ids = node_ids(root)
+    constants = 0
+    for node, k in ids.items():
+        if node.__class__ is AccumulateGrad:
+            v = node.variable
+            label = f"AccumulateGrad\n{namer.label(v)}\n{shape_text(v._data.shape)} {v._dtype.name}"
+            if v._data.size <= 16:
+                label += f"\nvalue {compact(v)}"
+                g = v._grad
+                label += f"\ngrad {'None' if g is None else compact(g)}"
+            lines.append(f'  n{k} [label={_quote(label)}, fillcolor="#cfe8ff"];')
+            continue
+        label = node.name()
+        out = namer.node_output(node)
+        if out:
+            label += f"\n→ {out}"
+        saved = saved_brief(node, namer)
+        if saved:
+            label += f"\n{saved}"
+        color = ', fillcolor="#d9f2d9"' if node is root else ""
+        lines.append(f"  n{k} [label={_quote(label)}{color}];")
+        for i, (nxt, _) in enumerate(node.next_functions):
+            if nxt is None:
+                constants += 1
+                lines.append(
+                    f'  c{constants} [label="constant / no grad", shape=plaintext, '
+                    'style="", fontcolor="#999999"];'
+                )
+                lines.append(
+                    f'  c{constants} -> n{k} [label="[{i}]", style=dashed, color="#999999"];'
+                )
+            else:
+                lines.append(f'  n{ids[nxt]} -> n{k} [label="[{i}]"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_dot(text: str, path: str) -> str:
+    """Write DOT text to `path`; returns the line to show."""
+    from gradshell.shell.magics import MagicError
+
+    target = os.path.expanduser(path)
+    try:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise MagicError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return f"wrote the graph to {path} (Graphviz DOT)"
+
+
+def dot_program() -> str | None:
+    """The path of Graphviz's `dot`, or None."""
+    return shutil.which("dot")
+
+
+def write_svg(text: str, path: str) -> str:
+    """Render DOT text to an SVG file with Graphviz; returns the line to show."""
+    from gradshell.shell.magics import MagicError
+
+    program = dot_program()
+    if program is None:
+        return GRAPHVIZ_HELP
+    target = os.path.expanduser(path)
+    try:
+        done = subprocess.run(
+            [program, "-Tsvg", "-o", target],
+            input=text,
+            text=True,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise MagicError(f"Graphviz's dot failed: {exc}") from None
+    if done.returncode != 0:
+        raise MagicError(f"Graphviz's dot failed: {done.stderr.strip() or done.returncode}")
+    return f"wrote the graph to {path} (SVG, rendered by Graphviz)"
+
+
+__all__ = ["GRAPHVIZ_HELP", "dot_program", "to_dot", "write_dot", "write_svg"]
