@@ -263,9 +263,8 @@ def _markdown_sessions(
                     name = value
                 else:
                     _set_option(opts, key, value, path, i + 1)
-            found = _parse_block(
-                body, path, opts, default_name=name or f"block at line {i + 1}", first_line=i + 1
-            )
+            label = (name or f"block at line {i + 1}").replace("{", "{{").replace("}", "}}")
+            found = _parse_block(body, path, opts, default_name=label, first_line=i + 1)
             if not found:
                 raise TranscriptError(
                     f"```{tag} code block has no `>>>` or `In [n]:` prompts", path, i + 1

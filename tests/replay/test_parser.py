@@ -181,6 +181,11 @@ def test_markdown_only_tagged_blocks_are_sessions():
     assert tilde.examples[0].want == ("3",)
 
 
+def test_markdown_session_names_are_taken_literally():
+    t = parse_transcript("```pycon session={odd}name\n>>> 1\n1\n```\n", markdown=True)
+    assert t.sessions[0].name == "{odd}name"
+
+
 def test_markdown_without_sessions_has_none():
     t = parse_transcript("# Title\n\n```python\n>>> 1\n```\n", markdown=True)
     assert t.sessions == []
