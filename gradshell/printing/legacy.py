@@ -66,6 +66,15 @@ def _digits(v: float) -> int:
     return math.floor(math.log10(v)) + 1 if v != 0 else 1
 
 
+def _all_whole(values: np.ndarray) -> bool:
+    # Most float tensors show a fraction within their first elements: look there first
+    # rather than ceil() the whole of a big tensor.
+    head = values[:1024]
+    if not np.array_equal(head, np.ceil(head)):
+        return False
+    return bool(np.array_equal(values, np.ceil(values)))
+
+
 def number_format(values: np.ndarray, min_sz: int, precision: int) -> NumberFormat:
     """Choose the format for `values` as 0.3's `_number_format` does (spec §3)."""
     min_sz = max(min_sz, 2)
@@ -80,7 +89,7 @@ def number_format(values: np.ndarray, min_sz: int, precision: int) -> NumberForm
             valid = magnitude[~invalid]
             magnitude[invalid] = valid[0] if valid.size else 0.0
             min_sz = max(min_sz, 3)
-    int_mode = not floating or bool(np.all(magnitude == np.ceil(magnitude)))
+    int_mode = not floating or _all_whole(magnitude)
     exp_min = _digits(float(magnitude.min()))
     exp_max = _digits(float(magnitude.max()))
     prec = str(precision)
