@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradshell.replay.detect import detect_prompt, detect_style, resolve_style
 from gradshell.replay.model import TranscriptError
@@ -281,3 +283,52 @@ def test_windows_line_endings_and_bom():
     t = parse_transcript("\ufeff>>> 1 + 1\r\n2\r\n\r\n>>> 3\r\n3\r\n")
     assert [e.want for e in t.examples] == [("2",), ("3",)]
     assert t.examples[1].line == 4
+
+
+PIECES = [
+    ">>> ",
+    "... ",
+    "...",
+    "In [1]: ",
+    "   ...: ",
+    "Out[2]: ",
+    "```pycon",
+    "```",
+    "~~~gradshell",
+    "---",
+    "style: legacy",
+    "# replay: ",
+    "session=a",
+    "style=modern",
+    "skip",
+    "random",
+    "<BLANKLINE>",
+    "Traceback (most recent call last):",
+    "def f():",
+    "    ",
+    "(",
+    ")",
+    "'",
+    '"""',
+    "x = 1",
+    "\\",
+    ":",
+    "#",
+    "\t",
+    "é",
+    "\n",
+    "\r\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40), st.booleans())
+def test_any_text_parses_or_gives_a_transcript_error(pieces, markdown):
+    text = "".join(pieces)
+    try:
+        t = parse_transcript(text, "fuzz.gsh", markdown=markdown)
+    except TranscriptError as exc:
+        assert exc.path == "fuzz.gsh" and exc.message
+        return
+    for example in t.examples:
+        assert example.line >= 1 and example.want_line <= example.want_end
