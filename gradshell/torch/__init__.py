@@ -72,6 +72,7 @@ from gradshell.ops.creation import (
     zeros_like,
 )
 from gradshell.ops.creation import range_ as range  # noqa: A001 - PyTorch's name
+from gradshell.printing import get_printoptions, set_printoptions
 from gradshell.torch import autograd, cuda, linalg  # noqa: F401 - submodules
 
 __version__ = "2.13.0"
