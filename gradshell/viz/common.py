@@ -160,6 +160,17 @@ def fraction(n: int) -> str:
     return f"1/{n}"
 
 
+def display_name(node: Any) -> str:
+    """A node's name as the current print style shows it: PyTorch 2.13's
+    (`MulBackward0`), or 0.2's in the legacy style (`MulConstantBackward`)."""
+    if node.legacy_name_02:
+        from gradshell.printing.options import get_print_style
+
+        if get_print_style() == "legacy":
+            return node.legacy_name_02
+    return node.name()
+
+
 # --- the learner's names ------------------------------------------------------------------
 
 
@@ -217,7 +228,7 @@ class Namer:
         name = self.tensor(t)
         if name is not None:
             return name
-        kind = "leaf" if t._grad_fn is None else t._grad_fn.name()
+        kind = "leaf" if t._grad_fn is None else display_name(t._grad_fn)
         return f"<{kind} {shape_text(t._data.shape)}>"
 
     def grad_label(self, t: Any) -> str:

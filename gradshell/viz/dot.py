@@ -13,7 +13,7 @@ import subprocess
 
 from gradshell.core.autograd import AccumulateGrad
 from gradshell.core.tensor import Tensor
-from gradshell.viz.common import Namer, compact, shape_text
+from gradshell.viz.common import Namer, compact, display_name, shape_text
 from gradshell.viz.graph import node_ids, saved_brief
 
 #: What to tell a learner whose machine lacks Graphviz.
@@ -65,7 +65,7 @@ def to_dot(t: Tensor, namer: Namer, namespace: dict | None = None) -> str:
                 label += f"\ngrad {'None' if g is None else compact(g)}"
             lines.append(f'  n{k} [label={_quote(label)}, fillcolor="#cfe8ff"];')
             continue
-        label = node.name()
+        label = display_name(node)
         out = namer.node_output(node)
         if out:
             label += f"\n→ {out}"

@@ -24,7 +24,7 @@ import numpy as np
 from gradshell.core import grad_mode
 from gradshell.core.autograd import AccumulateGrad, SavedTensor, accumulator_of
 from gradshell.core.tensor import Tensor
-from gradshell.viz.common import Namer, as_array, compact, number, short, uniform
+from gradshell.viz.common import Namer, as_array, compact, display_name, number, short, uniform
 from gradshell.viz.formulas import Ctx, Local, formula, has_formula, wrap_sym
 from gradshell.viz.recorder import AccRun, Trace
 
@@ -83,7 +83,9 @@ def preview(root: Tensor, grad: Tensor) -> tuple[list, list[str]]:
             if node._tensor_hooks:
                 for nr, (hooks, retain) in node._tensor_hooks.items():
                     if hooks:
-                        notes.append(f"hooks registered on {node.name()}'s output are not run")
+                        notes.append(
+                            f"hooks registered on {display_name(node)}'s output are not run"
+                        )
                     t = retain() if retain is not None else None
                     if t is not None and t._retains_grad and grads[nr] is not None:
                         g = grads[nr]
@@ -100,7 +102,7 @@ def preview(root: Tensor, grad: Tensor) -> tuple[list, list[str]]:
                     runs.append(AccRun(leaf, before, grads[0], after))
                 continue
             if node._pre_hooks or node._post_hooks:
-                notes.append(f"hooks registered on {node.name()} are not run")
+                notes.append(f"hooks registered on {display_name(node)} are not run")
             nexts = node.next_functions
             if any(g is not None for g in grads):
                 if node.num_outputs > 1:
@@ -182,6 +184,15 @@ class AccStep:
     added: np.ndarray
     after: np.ndarray | None
     retain: bool = False
+    incoming_parts: int = 1
+
+
+def _sink(t: Tensor) -> tuple | None:
+    """The (node, input) that gradients for `t` arrive at."""
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    acc = t._accumulator() if t._accumulator is not None else None
+    return None if acc is None else (acc, 0)
 
 
 @dataclass
@@ -273,9 +284,18 @@ class _Labels:
         else:
             label = self.namer.node_output(node, nr)
             if label is None:
-                label = self._expr(node, depth) or f"⟨{node.name()}⟩"
+                label = self._expr(node, depth) or self._call(node, depth)
         self.memo[key] = label
         return label
+
+    def _call(self, node: Any, depth: int) -> str:
+        """'cumsum(x)': the op's name applied to its inputs (for nodes without a formula)."""
+        op = re.sub(r"Backwards?\d*$", "", display_name(node).split("::")[-1]).lower() or "op"
+        if depth >= 3:
+            return f"{op}(…)"
+        args = [self.of(nxt, nr, depth + 1) for nxt, nr in node.next_functions]
+        text = f"{op}({', '.join(args)})"
+        return text if len(text) <= 40 else f"{op}(…)"
 
     def _expr(self, node: Any, depth: int) -> str | None:
         if depth >= 3 or node.num_outputs != 1:
@@ -349,17 +369,19 @@ def build(
     incoming_parts: dict = {}
     for k, run in enumerate(runs, start=1):
         if isinstance(run, AccRun):
-            ex.steps.append(
-                AccStep(
-                    k,
-                    run.tensor,
-                    namer.label(run.tensor),
-                    _np(run.before),
-                    _np(run.added),
-                    _np(run.after),
-                    run.retain,
-                )
+            acc = AccStep(
+                k,
+                run.tensor,
+                namer.label(run.tensor),
+                _np(run.before),
+                _np(run.added),
+                _np(run.after),
+                run.retain,
             )
+            sink = _sink(run.tensor)
+            if sink is not None:
+                acc.incoming_parts = incoming_parts.get(sink, 1)
+            ex.steps.append(acc)
             continue
         node, grads_in, outs = run
         ex.steps.append(_step(k, node, grads_in, outs, labels, incoming_parts))
@@ -586,10 +608,12 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
         line.append(short(step.added), style="green")
         before = "None" if step.before is None else short(step.before)
         line.append(f"   ({before} → {short(step.after) if step.after is not None else '?'})")
+        if step.incoming_parts > 1:
+            line.append(f"  (sum of {step.incoming_parts} edges)", style="dim")
         lines.append(line)
         return lines
     title = Text(f"{step.index}. ")
-    title.append(step.node.name(), style="bold")
+    title.append(display_name(step.node), style="bold")
     if step.expr and step.expr != step.out_label:
         title.append(
             f" — {step.out_label} = {step.expr}" if _is_name(step.out_label) else f" — {step.expr}"
@@ -653,7 +677,7 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
         lines.append(out)
         if local is None:
             why = edge.note or (
-                f"no formula available for {step.node.name()}; this is the gradient it computed"
+                f"no formula available for {display_name(step.node)}; this is the gradient it computed"
             )
             lines.append(Text(f"     ({why})", style="dim"))
     return lines

@@ -115,6 +115,12 @@ def wrap_sym(s: str) -> str:
     return s
 
 
+def transposed(s: str) -> str:
+    """`s` with a transpose mark: xᵀ, (mᵀ)ᵀ, (a + b)ᵀ."""
+    s = wrap_sym(s)
+    return f"({s})ᵀ" if s.endswith("ᵀ") else f"{s}ᵀ"
+
+
 def _num(v: Any) -> str:
     return number(v)
 
@@ -397,10 +403,10 @@ def _mm(c: Ctx) -> Formula:
     la = lb = None
     if getattr(c.node, "needs_a", True):
         bv = c.saved("mat2")
-        la = Local(f"grad @ {B}ᵀ", kind="map", apply=lambda g: g @ bv.T)
+        la = Local(f"grad @ {transposed(B)}", kind="map", apply=lambda g: g @ bv.T)
     if getattr(c.node, "needs_b", True):
         av = c.saved("self")
-        lb = Local(f"{A}ᵀ @ grad", kind="map", apply=lambda g: av.T @ g)
+        lb = Local(f"{transposed(A)} @ grad", kind="map", apply=lambda g: av.T @ g)
     return Formula(f"{A} @ {B}", [la, lb])
 
 
@@ -413,7 +419,7 @@ def _mv(c: Ctx) -> Formula:
         la = Local(f"outer(grad, {v})", kind="map", apply=lambda g: np.outer(g, vv))
     if getattr(c.node, "needs_b", True):
         av = c.saved("self")
-        lb = Local(f"{A}ᵀ @ grad", kind="map", apply=lambda g: av.T @ g)
+        lb = Local(f"{transposed(A)} @ grad", kind="map", apply=lambda g: av.T @ g)
     return Formula(f"{A} @ {v}", [la, lb])
 
 
@@ -455,7 +461,7 @@ def _unsqueeze(c: Ctx) -> Formula:
 
 @_register("TBackward0")
 def _t(c: Ctx) -> Formula:
-    return Formula(f"{wrap_sym(c.sym(0))}ᵀ", [Local("gradᵀ", kind="map", apply=lambda g: g.T)])
+    return Formula(transposed(c.sym(0)), [Local("gradᵀ", kind="map", apply=lambda g: g.T)])
 
 
 @_register("TransposeBackward0")

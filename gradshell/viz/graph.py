@@ -13,7 +13,7 @@ from typing import Any
 
 from gradshell.core.autograd import AccumulateGrad, SavedTensor
 from gradshell.core.tensor import Tensor
-from gradshell.viz.common import Namer, compact, number, shape_text
+from gradshell.viz.common import Namer, compact, display_name, number, shape_text
 
 #: Nodes drawn in the terminal before the rest is summarised.
 MAX_NODES = 80
@@ -105,7 +105,7 @@ def node_title(node: Any, namer: Namer, nr: int = 0) -> str:
     if node.__class__ is AccumulateGrad:
         return f"AccumulateGrad → {leaf_brief(node.variable, namer)}"
     name = namer.node_output(node, nr)
-    return f"{node.name()} → {name}" if name else node.name()
+    return f"{display_name(node)} → {name}" if name else display_name(node)
 
 
 def cut_off(root: Any, namer: Namer, namespace: dict) -> list[str]:
@@ -189,7 +189,7 @@ def _title(node: Any, namer: Namer, ids: dict, nr: int = 0) -> Any:
         text.append("AccumulateGrad", style="bold blue")
         text.append(" → " + leaf_brief(node.variable, namer))
         return text
-    text.append(node.name(), style="bold")
+    text.append(display_name(node), style="bold")
     name = namer.node_output(node, nr)
     if name:
         text.append(f" → {name}", style="cyan")
@@ -213,7 +213,7 @@ def _grow(tree: Any, node: Any, namer: Namer, ids: dict, drawn: set, count: list
                 continue
             if nxt in drawn:
                 line = Text(f"[{i}] ")
-                line.append(f"#{ids[nxt]} {nxt.name()}", style="bold")
+                line.append(f"#{ids[nxt]} {display_name(nxt)}", style="bold")
                 line.append(f" (see #{ids[nxt]}: this input is used again)", style="dim")
                 branch.add(line)
                 continue

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from gradshell.viz.common import Namer, as_array, compact
+from gradshell.viz.common import Namer, as_array, compact, display_name
 
 #: Tensors with more elements keep only their summarised text in the ledger.
 KEEP_ARRAY_MAX = 4096
@@ -72,7 +72,7 @@ class Share:
             self.src = None
             return
         name = namer.node_output(self.src)
-        node = self.src.name()
+        node = display_name(self.src)
         who = f"{name} ({node}, input {self.edge})" if name else f"{node}, input {self.edge}"
         self.label = f"from {who}"
         self.src = None

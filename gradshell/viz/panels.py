@@ -13,6 +13,8 @@ from typing import Any
 from gradshell.viz.common import Namer
 from gradshell.viz.ledger import Entry
 
+#: Longest `old + new = result` kept on one line (longer sums get a line per term).
+ONE_LINE = 90
 #: Changes of one tensor shown in full per statement (the rest are counted).
 SHOWN_PER_TENSOR = 4
 
@@ -31,15 +33,22 @@ def change_text(entry: Entry) -> Any:
             text.append(" → ")
             text.append(after, style="bold")
             text.append("  (first gradient)", style="dim")
-        else:
+        elif len(before) + len(added) + len(after) + 6 <= ONE_LINE:
             text.append(before, style="dim")
             text.append(" + ")
             text.append(added, style="green")
             text.append(" = ")
             text.append(after, style="bold")
+        else:  # long values: one per line, aligned like a written sum
+            text.append("  " + before + "\n", style="dim")
+            text.append("+ ")
+            text.append(added + "\n", style="green")
+            text.append("= ")
+            text.append(after, style="bold")
         return text
     text.append(before if before is not None else "None", style="dim")
-    text.append(" → ")
+    long = len(text.plain) + len(after) > ONE_LINE
+    text.append("\n→ " if long else " → ")
     if entry.kind == "zero" and entry.after is not None and entry.after.is_zero():
         text.append("zeros", style="bold red")
     else:

@@ -104,6 +104,7 @@ class Recorder:
         self._stack: list[Trace] = []
         self._flows: dict = {}
         self._cursor: dict = {}
+        self.backward_count = 0
         self._gap = False  # recording was off for a while: changes may be missing
 
     def set_enabled(self, on: bool) -> None:
@@ -168,7 +169,11 @@ class Recorder:
                 self._unsubscribe = None
 
     def _started(self, ev: events.BackwardStarted) -> None:
-        trace = Trace(ev.call, ev.roots, ev.grad_roots, ev.retain_graph, ev.create_graph)
+        # Number the passes per session ("backward #2"), not by the engine's global count.
+        self.backward_count += 1
+        trace = Trace(
+            self.backward_count, ev.roots, ev.grad_roots, ev.retain_graph, ev.create_graph
+        )
         trace.cause = self.learner_line()
         for node in graph_nodes(ev.roots):
             # The dicts themselves: release() drops the node's reference, not their contents.
@@ -215,7 +220,7 @@ class Recorder:
         entry = Entry(
             kind,
             cause=trace.cause if trace is not None else self.learner_line(),
-            call=ev.call or (trace.call if trace is not None else None),
+            call=trace.call if trace is not None else None,
             before=snap(ev.before),
             added=snap(ev.added),
             after=snap(ev.after),
