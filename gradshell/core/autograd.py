@@ -14,6 +14,7 @@ import re
 import weakref
 
 from gradshell.core import grad_mode
+from gradshell.core.era import settings
 from gradshell.core.tensor import RemovableHandle, Tensor, wrap
 
 BACKWARD_TWICE = (
@@ -32,13 +33,6 @@ _sequence = itertools.count()
 _LEAF_PRIORITY = float("inf")  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
-class Settings:
-    """Era-dependent autograd behaviour (set by the print style: 'modern' or 'legacy')."""
-
-    legacy = False
-
-
-settings = Settings()
 
 
 class SavedTensor:

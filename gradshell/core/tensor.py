@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from gradshell.core import dtypes, events
+from gradshell.core.era import settings as _era
 from gradshell.core.device import array_module, device_of, to_numpy
 from gradshell.core.grad_mode import state as _grad_state
 from gradshell.core.size import Size
@@ -339,7 +340,7 @@ class Tensor:
     @property
     def grad(self):
         """The accumulated gradient (None until a backward pass reaches this tensor)."""
-        if self._grad_fn is not None and not self._retains_grad:
+        if self._grad_fn is not None and not self._retains_grad and not _era.legacy:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

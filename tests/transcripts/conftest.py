@@ -13,10 +13,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 
 KNOWN_FAILURES = {
-    ("seed_000_legacy.gsh", "the IPython session"): (
-        "gradshell bug: in the legacy style `y.grad` of a non-leaf prints PyTorch 2.x's "
-        "UserWarning; 0.2/0.3 returned None silently"
-    ),
     ("seed_001_legacy.gsh", "a vector output needs a gradients argument (random x)"): (
         "missing op: torch.randn"
     ),
