@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 
 from gradshell.core import dtypes, events
-from gradshell.core.era import settings as _era
 from gradshell.core.device import array_module, device_of, to_numpy
+from gradshell.core.era import settings as _era
 from gradshell.core.grad_mode import state as _grad_state
 from gradshell.core.size import Size
 
