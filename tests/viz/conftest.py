@@ -21,7 +21,8 @@ def make_session(**kwargs) -> Session:
     state = state_of(s)
     state.width = WIDTH
     state.color = False
-    s.run_cell("import torch")
+    r = s.run_cell("import torch")
+    assert r.error is None, r.output
     return s
 
 
