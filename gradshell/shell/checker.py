@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from gradshell.shell.astwalk import FastVisitor
 from gradshell.shell.errors import Refused
 
 #: Modules learner code may import (the first dotted part).
@@ -58,7 +59,7 @@ _REFUSED_NODES = {
     "TypeAlias": "'type' statements are",
 }
 
-_ALLOWED_NODES = frozenset(
+_ALLOWED_NODE_NAMES = frozenset(
     """Module FunctionDef ClassDef Return Delete Assign AugAssign AnnAssign For While If With
     Raise Try Assert Import ImportFrom Global Nonlocal Expr Pass Break Continue BoolOp
     NamedExpr BinOp UnaryOp Lambda IfExp Dict Set ListComp SetComp DictComp GeneratorExp
@@ -68,6 +69,7 @@ _ALLOWED_NODES = frozenset(
     Is IsNot In NotIn comprehension ExceptHandler arguments arg keyword alias withitem
     """.split()
 )
+_ALLOWED_NODES = frozenset(getattr(ast, name) for name in _ALLOWED_NODE_NAMES)
 
 _UNDERSCORE_NAME = "names starting with '_' are not available here"
 _UNDERSCORE_ATTR = "attributes starting with '_' are not available here"
@@ -77,7 +79,7 @@ def _name_ok(name: str) -> bool:
     return name == "_" or not name.startswith("_")
 
 
-class _Checker(ast.NodeVisitor):
+class _Checker(FastVisitor):
     def __init__(self) -> None:
         self.in_class_body = False
         self.finally_depth = 0  # inside a `finally:` and not inside a loop/def within it
@@ -97,8 +99,8 @@ class _Checker(ast.NodeVisitor):
 
     # -- generic ---------------------------------------------------------------
     def generic_visit(self, node: ast.AST) -> None:
-        kind = type(node).__name__
-        if kind not in _ALLOWED_NODES:
+        if node.__class__ not in _ALLOWED_NODES:
+            kind = type(node).__name__
             what = _REFUSED_NODES.get(kind, f"'{kind}' is")
             self.refuse(node, f"{what} not available here")
         was_class = self.in_class_body

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,14 +35,11 @@ _SEQUENCES = (str, bytes, list, tuple)
 
 
 def install(limits: Limits) -> None:
-    """Make `limits` the ones the guards enforce (and tell the core, if it listens)."""
+    """Make `limits` the ones the guards enforce (and tell the core, once it is loaded)."""
     global CURRENT
     CURRENT = limits
-    try:
-        from gradshell.core import limits as core_limits
-    except ImportError:
-        return
-    target = getattr(core_limits, "limits", None)
+    core = sys.modules.get("gradshell.core.limits")
+    target = getattr(core, "limits", None)
     if target is not None and hasattr(target, "max_elements"):
         target.max_elements = limits.max_elements
 

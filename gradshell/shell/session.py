@@ -101,6 +101,8 @@ class _Capture(io.TextIOBase):
         return "utf-8"
 
 
+_set_print_style: Callable[[str], None] | None = None
+
 #: Called with every new Session (plugins such as gradshell.viz subscribe here).
 _SESSION_HOOKS: list[Callable[[Session], None]] = []
 _PLUGINS_LOADED = False
@@ -225,13 +227,16 @@ class Session:
         self.prompt = prompt
 
     def _apply_style(self, force: bool = False) -> None:
-        if "gradshell.printing" not in sys.modules and self.style == "modern" and not force:
-            return  # the printers start in the modern style
-        try:
-            from gradshell.printing import set_print_style
-        except ImportError:
-            return
-        set_print_style(self.style)
+        global _set_print_style
+        if _set_print_style is None:
+            if "gradshell.printing" not in sys.modules and self.style == "modern" and not force:
+                return  # the printers start in the modern style
+            try:
+                from gradshell.printing import set_print_style
+            except ImportError:
+                return
+            _set_print_style = set_print_style
+        _set_print_style(self.style)
 
     # -- prompts -------------------------------------------------------------------
     def ps1(self) -> str:
@@ -380,7 +385,6 @@ class Session:
             checker.check(tree)
             transform.guard(tree)
         transform.add_displays(tree, rule)
-        transform.finish(tree)
         internal = self.sources.add(filename, source)
         codes = []
         for stmt in tree.body:

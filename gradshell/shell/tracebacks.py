@@ -183,17 +183,19 @@ class WarningPrinter:
         self.write(shown)
 
 
-def install_warning_printer(printer: WarningPrinter) -> warnings.catch_warnings:
+class install_warning_printer:  # noqa: N801 - used like a function
     """A context manager routing every warning to `printer`."""
-    ctx = warnings.catch_warnings()
 
-    class _Ctx:
-        def __enter__(self) -> None:
-            ctx.__enter__()
-            warnings.simplefilter("always")
-            warnings.showwarning = printer
+    __slots__ = ("printer", "saved")
 
-        def __exit__(self, *exc: Any) -> None:
-            ctx.__exit__(*exc)
+    def __init__(self, printer: WarningPrinter) -> None:
+        self.printer = printer
 
-    return _Ctx()  # type: ignore[return-value]
+    def __enter__(self) -> None:
+        self.saved = warnings.catch_warnings()
+        self.saved.__enter__()
+        warnings.simplefilter("always")
+        warnings.showwarning = self.printer
+
+    def __exit__(self, *exc: Any) -> None:
+        self.saved.__exit__(*exc)

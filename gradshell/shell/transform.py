@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from gradshell.shell.astwalk import FastTransformer
+
 
 def _name(id_: str, like: ast.AST) -> ast.Name:
     return ast.copy_location(ast.Name(id=id_, ctx=ast.Load()), like)
@@ -33,7 +35,7 @@ def _is_super_call(node: ast.AST) -> bool:
     )
 
 
-class _Guarder(ast.NodeTransformer):
+class _Guarder(FastTransformer):
     """The rewriting pass (one instance per cell)."""
 
     def _slice_expr(self, node: ast.expr) -> ast.expr:
@@ -192,27 +194,8 @@ class _Guarder(ast.NodeTransformer):
             out.append(ast.copy_location(ast.Assign(targets=[store], value=call), node))
         return out
 
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        # Statement lists may grow (an import becomes several assignments).
-        for field, old in ast.iter_fields(node):
-            if isinstance(old, list):
-                new_values: list[Any] = []
-                for value in old:
-                    if isinstance(value, ast.AST):
-                        value = self.visit(value)
-                        if value is None:
-                            continue
-                        if isinstance(value, list):
-                            new_values.extend(value)
-                            continue
-                    new_values.append(value)
-                old[:] = new_values
-            elif isinstance(old, ast.AST):
-                setattr(node, field, self.visit(old))
-        return node
 
-
-class _Displayer(ast.NodeTransformer):
+class _Displayer(FastTransformer):
     """Python's interactive rule: an expression statement shows its value.
 
     As in Python's 'single' mode this reaches into loops and conditionals of the
