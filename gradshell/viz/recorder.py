@@ -23,6 +23,8 @@ from gradshell.viz.ledger import Entry, Ledger, Share, agrees, snap
 if TYPE_CHECKING:
     from gradshell.shell.session import Session
 
+_UNSET = object()
+
 #: Backward passes kept for `%explain` after they ran.
 TRACES_KEPT = 4
 
@@ -149,9 +151,16 @@ class Recorder:
             frame = frame.f_back
         return ""
 
-    def _add(self, t: Any, entry: Entry, grad: Any) -> None:
+    def _add(self, t: Any, entry: Entry, grad: Any, before: Any = _UNSET) -> None:
         entry.cell = self._cell()
         book = self.ledger.book(t)
+        if before is not _UNSET and book.entries and not agrees(book.last_after(), before):
+            # .grad changed between two recorded changes (while off, or in place)
+            gap = Entry("unseen" if self._gap else "inplace", before=book.last_after())
+            gap.after = snap(before)
+            gap.cell = entry.cell
+            book.add(gap)
+            self.pending.append((weakref.ref(t), gap))
         book.add(entry)
         book.grad_id = None if grad is None else id(grad)
         self.pending.append((weakref.ref(t), entry))
@@ -226,7 +235,7 @@ class Recorder:
             after=snap(ev.after),
             shares=shares,
         )
-        self._add(t, entry, ev.grad)
+        self._add(t, entry, ev.grad, ev.before)
         if trace is not None:
             trace.runs.append(AccRun(t, ev.before, ev.added, ev.after, kind == "retain"))
 
@@ -255,14 +264,14 @@ class Recorder:
         cause = self.learner_line()
         for t in owners:
             entry = Entry("zero", cause=cause, before=snap(ev.before), after=snap(t._grad))
-            self._add(t, entry, t._grad)
+            self._add(t, entry, t._grad, ev.before)
 
     def _set(self, ev: events.GradSetToNone) -> None:
         if ev.before is None and ev.after is None:
             return
         kind = "none" if ev.after is None else "assign"
         entry = Entry(kind, cause=self.learner_line(), before=snap(ev.before), after=snap(ev.after))
-        self._add(ev.owner, entry, ev.after)
+        self._add(ev.owner, entry, ev.after, ev.before)
 
     # -- after a cell ---------------------------------------------------------------------
     def check_unseen(self) -> None:

@@ -1,0 +1,170 @@
+"""Panels after statements that change a `.grad`, %viz modes, the cost of being off,
+NO_COLOR, and the visual channel staying apart from the torch output."""
+
+from __future__ import annotations
+
+from gradshell.core import events
+from gradshell.shell.session import Session
+from gradshell.viz import common
+from gradshell.viz.magics import state_of
+
+
+def cells(s, *sources):
+    return [s.run_cell(src) for src in sources]
+
+
+def test_second_backward_shows_old_plus_new(legacy):
+    *_, first, second = cells(
+        legacy,
+        "x = torch.tensor([2., 2., 2.], requires_grad=True)",
+        "y = x * 2",
+        "y.backward(torch.tensor([0.1, 1, 10]))",
+        "y.backward(torch.tensor([0.1, 1, 10]))",
+    )
+    assert "None → [0.2000, 2.0000, 20.0000]" in first.visual
+    assert (
+        "[0.2000, 2.0000, 20.0000] + [0.2000, 2.0000, 20.0000] = [0.4000, 4.0000, 40.0000]"
+        in second.visual
+    )
+    # the torch channel is exactly what PyTorch prints: nothing
+    assert second.output == ""
+
+
+def test_zero_and_none_panels(vs):
+    *_, zero, none = cells(
+        vs,
+        "x = torch.tensor([1., 2.], requires_grad=True)",
+        "(x * x).sum().backward()",
+        "x.grad.zero_()",
+        "x.grad = None",
+    )
+    assert "[2., 4.] → zeros" in zero.visual
+    assert "zeroed: x.grad.zero_()" in zero.visual
+    assert "[0., 0.] → None" in none.visual
+    assert zero.output.startswith("tensor([0., 0.])")  # torch output unchanged
+
+
+def test_grad_data_zero_is_attributed_to_the_leaf(vs):
+    *_, r = cells(
+        vs,
+        "x = torch.tensor([1., 2.], requires_grad=True)",
+        "(x * 3).sum().backward()",
+        "g = x.grad.data",
+        "g.zero_()",
+    )
+    assert "x.grad" in r.visual and "→ zeros" in r.visual
+
+
+def test_zeroing_an_unrelated_tensor_shows_nothing(vs):
+    *_, r = cells(vs, "t = torch.ones(3)", "t.zero_()")
+    assert r.visual == ""
+
+
+def test_statements_that_change_no_grad_show_nothing(vs):
+    for r in cells(vs, "x = torch.ones(2, requires_grad=True)", "y = x + 2", "y"):
+        assert r.visual == ""
+
+
+def test_compact_mode_is_one_line(vs):
+    *_, r = cells(
+        vs,
+        "%viz compact",
+        "x = torch.tensor([1.], requires_grad=True)",
+        "(x * 2).backward(retain_graph=True)",
+    )
+    assert r.visual == "x.grad  None → [2.]  (first gradient)\n"
+
+
+def test_many_changes_in_one_statement_are_elided(vs):
+    *_, r = cells(
+        vs,
+        "x = torch.tensor([1.], requires_grad=True)",
+        "for i in range(10): (x * 2).backward()",
+    )
+    assert "more change(s)" in r.visual
+    assert "[18.] + [2.] = [20.]" in r.visual  # the last one is always shown
+
+
+def test_viz_off_unsubscribes_and_shows_nothing(new_session):
+    s = new_session(unsafe=True)  # unsafe: the probe below is a plain Python function
+    listening = []
+    s.namespace["probe"] = lambda: listening.append(len(events.active))
+    s.run_cell("x = torch.tensor([1.], requires_grad=True)")
+    r = s.run_cell("probe(); (x * 2).backward()")
+    assert listening == [1] and "None → [2.]" in r.visual
+    s.run_cell("%viz off")
+    r = s.run_cell("probe(); (x * 2).backward()")
+    assert listening == [1, 0]  # nothing listens to the core while visualisation is off
+    assert r.visual == ""
+    s.run_cell("%viz on")
+    r = s.run_cell("probe(); (x * 2).backward()")
+    assert listening == [1, 0, 1]
+    assert "[4.] + [2.] = [6.]" in r.visual
+    assert "changed while recording was off" in r.visual  # the gap is not hidden
+    book = state_of(s).recorder.ledger.find(s.namespace["x"])
+    assert [e.kind for e in book.entries] == ["backward", "unseen", "backward"]
+
+
+def test_subscribed_only_while_learner_code_runs(vs):
+    vs.run_cell("x = torch.ones(1, requires_grad=True)")
+    assert events.active == []  # not between cells
+
+
+def test_no_viz_session_has_no_hooks_and_costs_nothing():
+    s = Session(viz=False)
+    assert s.before_cell == [] and s.after_cell == []
+    s.run_cell("import torch")
+    r = s.run_cell("x = torch.ones(2, requires_grad=True); (x * 2).sum().backward()")
+    assert r.visual == ""
+    r = s.run_cell("%ledger x")
+    assert "visualisation is off" in r.output
+
+
+def test_no_color_is_honoured(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert common.color_wanted() is False
+    from rich.text import Text
+
+    assert "\x1b[" not in common.render(Text("x", style="bold red"))
+
+
+def test_colour_when_asked():
+    from rich.text import Text
+
+    assert "\x1b[" in common.render(Text("x", style="bold red"), width=40, color=True)
+
+
+def test_visual_goes_to_the_visual_channel_only(vs):
+    *_, r = cells(vs, "x = torch.ones(2, requires_grad=True)", "x.sum().backward()", "%ledger x")
+    assert r.output == ""
+    assert "x.grad — every change" in r.visual
+
+
+def test_ledger_notes_changes_made_while_off(vs):
+    cells(
+        vs,
+        "x = torch.tensor([1.], requires_grad=True)",
+        "(x * 2).backward()",
+        "%viz off",
+        "(x * 2).backward()",
+        "%viz on",
+    )
+    r = vs.run_cell("x")
+    assert "changed while recording was off" in r.visual
+    assert state_of(vs).recorder.ledger.total(vs.namespace["x"]).tolist() == [4.0]
+
+
+def test_large_tensors_are_summarised_like_pytorch(vs):
+    *_, r = cells(vs, "w = torch.ones(2000, requires_grad=True)", "(w * 2).sum().backward()")
+    assert "[2., 2., 2., ..., 2., 2., 2.]" in r.visual
+
+
+def test_reassigned_name_keeps_the_old_tensors_history_apart(vs):
+    cells(
+        vs,
+        "x = torch.ones(1, requires_grad=True)",
+        "x.sum().backward()",
+        "x = torch.ones(1, requires_grad=True)",
+    )
+    r = vs.run_cell("%ledger x")
+    assert "no recorded changes" in r.visual
