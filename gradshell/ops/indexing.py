@@ -42,6 +42,8 @@ def _as_index_array(k, xp):
     if isinstance(k, bool):
         return k
     arr = np.asarray(k)
+    if arr.size == 0 and arr.dtype.kind == "f":
+        arr = arr.astype(np.int64)  # x[[]]: an empty list indexes as an empty long tensor
     if arr.dtype.kind == "f":
         raise IndexError(_INDEX_DTYPE_ERROR)
     if arr.dtype == object:
@@ -73,7 +75,8 @@ class IndexBackward0(Node):
     legacy_name_02 = "IndexBackward"
 
     def backward(self, g):
-        return (index_backward(g, self.input_shape, self.key),)
+        # the indices count as saved (PyTorch saves the index tensors: freed by backward)
+        return (index_backward(g, self.input_shape, self.saved("indices")),)
 
 
 class IndexPutImplBackward0(Node):
@@ -110,6 +113,7 @@ def _advanced(t: Tensor, key: tuple) -> Tensor:
         node = IndexBackward0()
         node.input_shape = t._data.shape
         node.key = key
+        node.save_scalar("indices", key)
         record(node, (t,), res)
     return res
 
@@ -258,6 +262,10 @@ class IndexPutBackward0(CopySlices):
     def name(self) -> str:
         return "IndexPutBackward0"
 
+    def backward(self, g):
+        self.saved("indices")  # PyTorch saves the index tensors: a second backward fails
+        return super().backward(g)
+
 
 def _basic_view(g: Tensor, key: tuple) -> Tensor:
     """g[key] for a NumPy basic index, recorded as a differentiable view."""
@@ -338,6 +346,8 @@ def setitem(self: Tensor, key, value) -> None:
         node.needs_a = old._requires_grad
         node.needs_v = isinstance(value, Tensor) and value._requires_grad
         node.value_shape = value._data.shape if isinstance(value, Tensor) else ()
+        if advanced:
+            node.save_scalar("indices", np_key)
         record(node, (old, value if isinstance(value, Tensor) else None), self)
 
 

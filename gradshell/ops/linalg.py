@@ -336,3 +336,66 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
 Tensor.outer = outer
 Tensor.ger = outer
 _ = dtypes
+
+
+# -- issue 6: addmm (what nn.Linear runs) and einsum --------------------------------------------
+class AddmmBackward0(Node):
+    """d(beta*bias + alpha*(A@B)): beta for bias, alpha*g@Bᵀ for A, alpha*Aᵀ@g for B."""
+
+    def backward(self, g):
+        beta, alpha = self.beta, self.alpha
+        gs = None
+        if self.needs[0]:
+            gs = g if beta == 1 else g * beta
+        ga = gb = None
+        if self.needs[1]:
+            ga = g.mm(self.saved("mat2").t())
+            if alpha != 1:
+                ga = ga * alpha
+        if self.needs[2]:
+            gb = self.saved("mat1").t().mm(g)
+            if alpha != 1:
+                gb = gb * alpha
+        return gs, ga, gb
+
+
+@tensor_method("addmm")
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """beta * self + alpha * (mat1 @ mat2), with self broadcast to the product's shape."""
+    _check_pair(mat1, mat2)
+    if mat1._data.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got " + f"{mat1._data.ndim}-D tensor")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got " + f"{mat2._data.ndim}-D tensor")
+    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    if self._dtype is not mat1._dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_cap(self._dtype)} and "
+            f"{_cap(mat2._dtype)}"
+        )
+    shp = self._data.shape
+    if len(shp) > 2 or any(
+        s != t and s != 1 for s, t in zip(reversed(shp), reversed((n, m)), strict=False)
+    ):
+        # PyTorch expands self to the product's shape: report its error
+        self.expand(n, m)
+    xp = array_module(mat1._data)
+    prod = xp.matmul(mat1._data, mat2._data)
+    if alpha != 1:
+        prod *= prod.dtype.type(alpha)
+    bias = self._data if beta == 1 else self._data * self._dtype.np.type(beta)
+    if beta != 0:
+        prod += bias
+    res = wrap(as_array(prod), mat1._dtype)
+    if needs_grad(self, mat1, mat2):
+        node = AddmmBackward0()
+        node.beta, node.alpha = beta, alpha
+        node.needs = (self._requires_grad, mat1._requires_grad, mat2._requires_grad)
+        if mat2._requires_grad:
+            node.save("mat1", mat1)
+        if mat1._requires_grad:
+            node.save("mat2", mat2)
+        record(node, (self, mat1, mat2), res)
+    return res

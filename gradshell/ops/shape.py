@@ -285,6 +285,15 @@ def expand(self, *sizes):
         )
     lead = len(sizes) - len(shp)
     target = []
+    # PyTorch checks from the last dimension backwards: report the rightmost mismatch
+    for i in range(len(sizes) - 1, lead - 1, -1):
+        cur, s = shp[i - lead], sizes[i]
+        if s != -1 and cur != s and cur != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shp)}"
+            )
     for i, s in enumerate(sizes):
         if i < lead:
             if s < 0:
@@ -587,8 +596,9 @@ class CatBackward0(Node):
         out = []
         start = 0
         for size, needed in zip(self.sizes, self.needs, strict=True):
-            if size is None:  # a skipped legacy empty tensor
-                out.append(None)
+            if size is None:  # a skipped legacy empty tensor: an empty gradient
+                xp = array_module(g._data)
+                out.append(wrap(xp.zeros((0,), g._dtype.np), g._dtype) if needed else None)
                 continue
             out.append(narrow(g, self.dim, start, size) if needed else None)
             start += size
@@ -801,8 +811,12 @@ class FlipBackward0(Node):
 
 
 @tensor_method("flip")
-def flip(self, *dims):
+def flip(self, *dims, **kwargs):
     """A copy with the order of elements reversed along `dims`."""
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     nd = self._data.ndim

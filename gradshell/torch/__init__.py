@@ -263,3 +263,5 @@ scatter_add = _idx.scatter_add
 index_select = _idx.index_select
 index_add = _idx.index_add
 from gradshell.ops import return_types  # noqa: E402
+from gradshell.torch import nn  # noqa: E402 - needs the namespace above
+from gradshell.torch import optim  # noqa: E402

@@ -1,0 +1,862 @@
+"""The torch.nn.functional ops: activations (leaky_relu, gelu, elu, silu, softmax,
+log_softmax), dropout, linear, the losses (mse, l1, smooth_l1, binary cross entropy with
+and without logits, nll, cross entropy with class indices or probabilities) and one_hot.
+
+Like every op module: a forward computed with the array module of the inputs, a backward
+node named as PyTorch names it and written with tensor operations (so double backward
+works), saving what PyTorch saves. Composite functions (linear, l1_loss, cross_entropy)
+are built from the ops PyTorch builds them from, so the graph shows the same nodes.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from gradshell.core import dtypes
+from gradshell.ops import arithmetic, linalg, reduction, unary
+from gradshell.ops.base import (
+    BOOL,
+    FLOAT,
+    Node,
+    Tensor,
+    array_module,
+    as_array,
+    needs_grad,
+    record,
+    wrap,
+    wrap_dim,
+)
+from gradshell.ops.unary import relu, sigmoid, softplus, tanh, where
+
+__all__ = [
+    "relu",
+    "relu_",
+    "leaky_relu",
+    "gelu",
+    "elu",
+    "silu",
+    "sigmoid",
+    "tanh",
+    "softplus",
+    "softmax",
+    "log_softmax",
+    "dropout",
+    "linear",
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "nll_loss",
+    "cross_entropy",
+    "one_hot",
+]
+
+_CAP = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _input(fname: str, x) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
+        )
+    return x
+
+
+def _floating(kernel: str, x: Tensor) -> None:
+    if x._dtype.category != FLOAT:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_CAP[x._dtype.name]}'")
+
+
+def _const(data, dtype) -> Tensor:
+    """A constant tensor (outside the graph) of `dtype`."""
+    return wrap(as_array(data.astype(dtype.np, copy=False)), dtype)
+
+
+def _inplace_result(x: Tensor, res: Tensor) -> Tensor:
+    from gradshell.ops.inplace import check_inplace, rebase
+
+    check_inplace(x)
+    return rebase(x, res)
+
+
+# -- activations -------------------------------------------------------------------------------
+def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """relu in place."""
+    return input.relu_()
+
+
+class LeakyReluBackward0(Node):
+    """d leaky_relu: 1 where x > 0, else negative_slope."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        return (where((x > 0).detach(), g, g * self.negative_slope),)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > 0, else negative_slope * x."""
+    x = _input("leaky_relu", input)
+    _floating("leaky_relu_cpu", x)
+    xp = array_module(x._data)
+    d = x._data
+    r = xp.where(d > 0, d, d * x._dtype.np.type(negative_slope)).astype(x._dtype.np, copy=False)
+    res = wrap(as_array(r), x._dtype)
+    if needs_grad(x):
+        node = LeakyReluBackward0()
+        node.negative_slope = negative_slope
+        node.save("self", x)
+        record(node, (x,), res)
+    return _inplace_result(x, res) if inplace else res
+
+
+_SQRT1_2 = 0.7071067811865476
+_SQRT_2_PI = 0.7978845608028654  # sqrt(2/pi)
+_INV_SQRT_2PI = 0.3989422804014327  # 1/sqrt(2*pi)
+
+
+class GeluBackward0(Node):
+    """d gelu: Φ(x) + x φ(x) (exact), or the derivative of the tanh approximation."""
+
+    def backward(self, g):
+        from gradshell.ops.unary import erf, exp
+
+        x = self.saved("self")
+        if self.approximate == "tanh":
+            inner = (x + x * x * x * 0.044715) * _SQRT_2_PI
+            t = tanh(inner)
+            d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
+            return (g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner),)
+        cdf = (erf(x * _SQRT1_2) + 1) * 0.5
+        pdf = exp(x * x * -0.5) * _INV_SQRT_2PI
+        return (g * (cdf + x * pdf),)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    """x Φ(x), with Φ the standard normal CDF ('none'), or its tanh approximation."""
+    x = _input("gelu", input)
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating("GeluKernelImpl", x)
+    d = x._data
+    xp = array_module(d)
+    if approximate == "tanh":
+        inner = (d + d * d * d * 0.044715) * _SQRT_2_PI
+        r = d * 0.5 * (1 + xp.tanh(inner))
+    else:
+        r = d * 0.5 * (1 + unary._erf_array(xp, d * d.dtype.type(_SQRT1_2)))
+    res = wrap(as_array(r.astype(x._dtype.np, copy=False)), x._dtype)
+    if needs_grad(x):
+        node = GeluBackward0()
+        node.approximate = approximate
+        node.save("self", x)
+        record(node, (x,), res)
+    return res
+
+
+class EluBackward0(Node):
+    """d elu: scale where x > 0, else alpha * scale * input_scale * exp(x * input_scale)."""
+
+    def backward(self, g):
+        from gradshell.ops.unary import exp
+
+        x = self.saved("self")
+        neg = g * (exp(x * self.input_scale) * (self.alpha * self.scale * self.input_scale))
+        return (where((x > 0).detach(), g * self.scale, neg),)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    x = _input("elu", input)
+    _floating("elu_cpu", x)
+    d = x._data
+    xp = array_module(d)
+    r = xp.where(d > 0, d, xp.expm1(d) * d.dtype.type(alpha)).astype(x._dtype.np, copy=False)
+    res = wrap(as_array(r), x._dtype)
+    if needs_grad(x):
+        node = EluBackward0()
+        node.alpha, node.scale, node.input_scale = alpha, 1.0, 1.0
+        node.save("self", x)
+        record(node, (x,), res)
+    return _inplace_result(x, res) if inplace else res
+
+
+class SiluBackward0(Node):
+    """d (x σ(x)) = σ(x) (1 + x (1 - σ(x)))."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        s = sigmoid(x)
+        return (g * (s * (x * (1 - s) + 1)),)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x * sigmoid(x) (also called swish)."""
+    x = _input("silu", input)
+    _floating("silu_cpu", x)
+    d = x._data
+    xp = array_module(d)
+    r = d / (1 + xp.exp(-d))
+    res = wrap(as_array(r.astype(x._dtype.np, copy=False)), x._dtype)
+    if needs_grad(x):
+        node = SiluBackward0()
+        node.save("self", x)
+        record(node, (x,), res)
+    return _inplace_result(x, res) if inplace else res
+
+
+# -- softmax / log_softmax ---------------------------------------------------------------------
+SOFTMAX_DIM_WARNING = (
+    "Implicit dimension choice for {name} has been deprecated. Change the call to include "
+    "dim=X as an argument."
+)
+
+
+def _softmax_dim(name: str, ndim: int, dim) -> int:
+    if dim is None:
+        warnings.warn(SOFTMAX_DIM_WARNING.format(name=name), UserWarning, stacklevel=3)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return wrap_dim(dim, ndim)
+
+
+class SoftmaxBackward0(Node):
+    """d softmax: y * (g - sum(g * y)) along dim."""
+
+    def backward(self, g):
+        y = self.saved("result")
+        d = self.dim
+        if y._data.ndim == 0:
+            return (g * 0,)
+        return (y * (g - (g * y).sum(d, keepdim=True)),)
+
+
+class LogSoftmaxBackward0(Node):
+    """d log_softmax: g - exp(y) * sum(g) along dim."""
+
+    def backward(self, g):
+        from gradshell.ops.unary import exp
+
+        y = self.saved("result")
+        d = self.dim
+        if y._data.ndim == 0:
+            return (g * 0,)
+        return (g - exp(y) * g.sum(d, keepdim=True),)
+
+
+def _softmax_common(x: Tensor, dim: int, dtype, log: bool) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    d = x._data
+    nd = d.ndim
+    if x._dtype.category != FLOAT:
+        kernel = "log_softmax" if log else "softmax"
+        last = "_lastdim" if (dim == nd - 1 or nd <= 1) else ""
+        raise NotImplementedError(
+            f"\"{kernel}{last}_kernel_impl\" not implemented for '{_CAP[x._dtype.name]}'"
+        )
+    xp = array_module(d)
+    if nd == 0:
+        r = xp.zeros((), d.dtype) if log else xp.ones((), d.dtype)
+    else:
+        m = xp.max(d, axis=dim, keepdims=True) if d.size else d
+        shifted = d - m
+        e = xp.exp(shifted)
+        s = xp.sum(e, axis=dim, keepdims=True)
+        r = shifted - xp.log(s) if log else e / s
+    res = wrap(as_array(r.astype(x._dtype.np, copy=False)), x._dtype)
+    if needs_grad(x):
+        node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
+        node.dim = dim
+        node.save("result", res, is_output=True)
+        record(node, (x,), res)
+    return res
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """exp(x) / sum(exp(x)) along `dim` (computed stably)."""
+    x = _input("softmax", input)
+    return _softmax_common(x, _softmax_dim("softmax", x._data.ndim, dim), dtype, log=False)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """log(softmax(x)) along `dim`, computed stably as x - logsumexp(x)."""
+    x = _input("log_softmax", input)
+    return _softmax_common(x, _softmax_dim("log_softmax", x._data.ndim, dim), dtype, log=True)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """softmax(-x) along `dim`."""
+    x = _input("softmin", input)
+    return _softmax_common(-x, _softmax_dim("softmin", x._data.ndim, dim), dtype, log=False)
+
+
+# -- dropout -----------------------------------------------------------------------------------
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Zero each element with probability p and scale the rest by 1/(1-p) (training only).
+
+    The mask is drawn from the random generator behind torch.manual_seed; the result is
+    `input * mask` (PyTorch's MulBackward0 with no edge for the mask)."""
+    x = _input("dropout", input)
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or x._data.size == 0:
+        return x
+    from gradshell.ops import random_source
+
+    mask = random_source.dropout_mask(x, p)
+    if inplace:
+        return x.mul_(mask)
+    return arithmetic.mul(x, mask)
+
+
+# -- linear ------------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """input @ weight.T + bias, as PyTorch composes it: addmm for 2-D input with a bias,
+    otherwise matmul (and a flatten/addmm/view for other ranks with a bias)."""
+    x = _input("linear", input)
+    wt = weight.t()
+    if bias is None:
+        return linalg.matmul(x, wt)
+    if x._data.ndim == 2:
+        return linalg.addmm(bias, x, wt)
+    shape = x._data.shape
+    flat = x.reshape(-1, shape[-1]) if x._data.ndim != 1 else x.unsqueeze(0)
+    out = linalg.addmm(bias, flat, wt)
+    out_shape = shape[:-1] + (weight._data.shape[0],)
+    return out.view(out_shape)
+
+
+def bilinear(*args, **kwargs):
+    """Not part of gradshell's op library."""
+    raise NotImplementedError("gradshell does not support torch.nn.functional.bilinear")
+
+
+# -- losses ------------------------------------------------------------------------------------
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction: str, size_average=None, reduce=None) -> str:
+    if size_average is not None or reduce is not None:
+        # the legacy arguments: reduce=False means none, size_average=False means sum
+        reduce = True if reduce is None else reduce
+        size_average = True if size_average is None else size_average
+        warnings.warn(
+            "size_average and reduce args will be deprecated, please use reduction='"
+            + ("none" if not reduce else ("mean" if size_average else "sum"))
+            + "' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _size_warning(input: Tensor, target: Tensor) -> None:  # noqa: A002
+    if input._data.shape != target._data.shape:
+        from gradshell.core.size import Size
+
+        warnings.warn(
+            f"Using a target size ({Size(target._data.shape)!r}) that is different to the input "
+            f"size ({Size(input._data.shape)!r}). This will likely lead to incorrect results due "
+            "to broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _broadcast_pair(a: Tensor, b: Tensor):
+    """Both tensors expanded to their common shape (PyTorch's broadcast_tensors)."""
+    xp = array_module(a._data)
+    try:
+        shape = xp.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise arithmetic._broadcast_fail(a, b) from None
+    a2 = a if a._data.shape == shape else a.expand(shape)
+    b2 = b if b._data.shape == shape else b.expand(shape)
+    return a2, b2
+
+
+def _reduced_value(r, reduction: str, dtype):
+    xp = array_module(r)
+    if reduction == "mean":
+        r = xp.mean(r) if r.size else xp.asarray(np.nan, r.dtype)
+    elif reduction == "sum":
+        r = xp.sum(r)
+    return wrap(as_array(xp.asarray(r).astype(dtype.np, copy=False)), dtype)
+
+
+def _unreduce(g: Tensor, reduction: str, shape: tuple, count: int) -> Tensor:
+    """The incoming gradient of a reduced loss, broadcast back to the elementwise shape."""
+    if reduction == "mean":
+        return g / count if count else g
+    return g
+
+
+class MseLossBackward0(Node):
+    """d (x - t)² : 2 (x - t) for the input, the negative for the target (/N for mean)."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        t = self.saved("target")
+        g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
+        gx = g * (x - t) * 2
+        return (gx if self.needs[0] else None), (-gx if self.needs[1] else None)
+
+
+def _two_operand_loss(fname: str, input, target):  # noqa: A002
+    x = _input(fname, input)
+    if not isinstance(target, Tensor):
+        raise TypeError(
+            f"{fname}(): argument 'target' (position 2) must be Tensor, not {type(target).__name__}"
+        )
+    return x, target
+
+
+def mse_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight=None,
+) -> Tensor:
+    """Mean (or sum, or elementwise) squared error."""
+    x, t = _two_operand_loss("mse_loss", input, target)
+    if weight is not None:
+        raise NotImplementedError("gradshell does not support mse_loss(weight=...)")
+    _size_warning(x, t)
+    reduction = _reduction(reduction, size_average, reduce)
+    x, t = _broadcast_pair(x, t)
+    dt = dtypes.result_type(x, t)
+    xd, td = x._data.astype(dt.np, copy=False), t._data.astype(dt.np, copy=False)
+    diff = xd - td
+    res = _reduced_value(diff * diff, reduction, dt)
+    if needs_grad(x, t):
+        node = MseLossBackward0()
+        node.reduction = reduction
+        node.needs = (x._requires_grad, t._requires_grad)
+        node.save("self", x)
+        node.save("target", t)
+        record(node, (x, t), res)
+    return res
+
+
+def l1_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight=None,
+) -> Tensor:
+    """Mean (or sum, or elementwise) absolute error: |input - target| reduced."""
+    x, t = _two_operand_loss("l1_loss", input, target)
+    if weight is not None:
+        raise NotImplementedError("gradshell does not support l1_loss(weight=...)")
+    _size_warning(x, t)
+    reduction = _reduction(reduction, size_average, reduce)
+    return _reduce((x - t).abs(), reduction)
+
+
+class SmoothL1LossBackward0(Node):
+    """d smooth_l1: (x - t)/beta inside |x - t| < beta, sign(x - t) outside."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        t = self.saved("target")
+        g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
+        d = x - t
+        inside = (d.abs() < self.beta).detach()
+        slope = where(inside, d / self.beta, d.sign())
+        gx = g * slope
+        return (gx if self.needs[0] else None), (-gx if self.needs[1] else None)
+
+
+def smooth_l1_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """Squared error (halved, over beta) for small differences, absolute error beyond beta."""
+    x, t = _two_operand_loss("smooth_l1_loss", input, target)
+    _size_warning(x, t)
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(x, t, reduction=reduction)
+    x, t = _broadcast_pair(x, t)
+    dt = dtypes.result_type(x, t)
+    xp = array_module(x._data)
+    d = x._data.astype(dt.np, copy=False) - t._data.astype(dt.np, copy=False)
+    ad = xp.abs(d)
+    b = dt.np.type(beta)
+    elem = xp.where(ad < b, d * d * dt.np.type(0.5) / b, ad - dt.np.type(0.5) * b)
+    res = _reduced_value(elem, reduction, dt)
+    if needs_grad(x, t):
+        node = SmoothL1LossBackward0()
+        node.reduction, node.beta = reduction, beta
+        node.needs = (x._requires_grad, t._requires_grad)
+        node.save("self", x)
+        node.save("target", t)
+        record(node, (x, t), res)
+    return res
+
+
+_EPSILON = 1e-12
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """d bce: (x - t) / max(x (1 - x), eps) for the input, log(1-x) - log(x) for the target."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        t = self.saved("target")
+        w = self.saved("weight") if self.has_weight else None
+        g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
+        if w is not None:
+            g = g * w
+        gx = gt = None
+        if self.needs[0]:
+            denom = ((1 - x) * x).clamp(min=_EPSILON)
+            gx = g * (x - t) / denom
+        if self.needs[1]:
+            gt = g * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
+        return gx, gt, None
+
+
+def binary_cross_entropy(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """-(t log x + (1 - t) log(1 - x)), the logs clamped at -100 as PyTorch does."""
+    x, t = _two_operand_loss("binary_cross_entropy", input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if t._data.shape != x._data.shape:
+        from gradshell.core.size import Size
+
+        raise ValueError(
+            f"Using a target size ({Size(t._data.shape)!r}) that is different to the input size "
+            f"({Size(x._data.shape)!r}) is deprecated. Please ensure they have the same size."
+        )
+    if t._dtype is not x._dtype:
+        raise RuntimeError(f"Found dtype {_CAP[t._dtype.name]} but expected {_CAP[x._dtype.name]}")
+    xd, td = x._data, t._data
+    xp = array_module(xd)
+    if xd.size and bool(((xd < 0) | (xd > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = xp.maximum(xp.log(xd), -100)
+    log_1mx = xp.maximum(xp.log1p(-xd), -100)
+    elem = -(td * log_x + (1 - td) * log_1mx)
+    if weight is not None:
+        elem = elem * weight._data
+    res = _reduced_value(elem, reduction, x._dtype)
+    if needs_grad(x, t):
+        node = BinaryCrossEntropyBackward0()
+        node.reduction = reduction
+        node.has_weight = weight is not None
+        node.needs = (x._requires_grad, t._requires_grad)
+        node.save("self", x)
+        node.save("target", t)
+        if weight is not None:
+            node.save("weight", weight)
+        record(node, (x, t, weight), res)
+    return res
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """d bce_with_logits: σ(x) - t for the input (weighted), and for the target
+    -x + (pos_weight - 1) softplus(-x) — written with tensor ops."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        t = self.saved("target")
+        w = self.saved("weight") if self.has_weight else None
+        pw = self.saved("pos_weight") if self.has_pos_weight else None
+        g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
+        if w is not None:
+            g = g * w
+        gx = gt = None
+        if self.needs[0]:
+            if pw is None:
+                gx = g * (sigmoid(x) - t)
+            else:
+                lw = (pw - 1) * t + 1
+                gx = g * ((1 - t) - lw * sigmoid(-x))
+        if self.needs[1]:
+            gt = -x if pw is None else (pw - 1) * softplus(-x) - x
+            gt = g * gt
+        return gx, gt, None, None
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Binary cross entropy of sigmoid(input), computed stably from the logits."""
+    x, t = _two_operand_loss("binary_cross_entropy_with_logits", input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if t._data.shape != x._data.shape:
+        from gradshell.core.size import Size
+
+        raise ValueError(
+            f"Target size ({Size(t._data.shape)!r}) must be the same as input size "
+            f"({Size(x._data.shape)!r})"
+        )
+    if t._dtype.category != FLOAT and x._dtype.category == FLOAT:
+        raise RuntimeError(
+            f"result type {_CAP[x._dtype.name]} can't be cast to the desired output type "
+            f"{_CAP[t._dtype.name]}"
+        )
+    xd, td = x._data, t._data
+    xp = array_module(xd)
+    sp = xp.log1p(xp.exp(-xp.abs(xd))) + xp.maximum(-xd, 0)  # softplus(-x), stably
+    if pos_weight is not None:
+        lw = (pos_weight._data - 1) * td + 1
+        elem = (1 - td) * xd + lw * sp
+    else:
+        elem = (1 - td) * xd + sp
+    if weight is not None:
+        elem = elem * weight._data
+    res = _reduced_value(elem, reduction, x._dtype)
+    if needs_grad(x, t):
+        node = BinaryCrossEntropyWithLogitsBackward0()
+        node.reduction = reduction
+        node.has_weight, node.has_pos_weight = weight is not None, pos_weight is not None
+        node.needs = (x._requires_grad, t._requires_grad)
+        node.save("self", x)
+        node.save("target", t)
+        if weight is not None:
+            node.save("weight", weight)
+        if pos_weight is not None:
+            node.save("pos_weight", pos_weight)
+        record(node, (x, t, weight, pos_weight), res)
+    return res
+
+
+# -- nll_loss / cross_entropy ------------------------------------------------------------------
+class NllLossBackward0(Node):
+    """d nll: -weight[t] (/ total weight for mean) at each sample's target class, 0 elsewhere
+    (a constant pattern times the incoming gradient, so it is linear in g)."""
+
+    def backward(self, g):
+        self.saved("self")
+        self.saved("target")
+        self.saved("total_weight")
+        pattern = self.pattern  # -w[t] one-hot (already divided for mean), input's shape
+        if self.reduction == "none":
+            g = g.unsqueeze(1) if self.input_ndim > 1 else g
+        return (g * pattern,)
+
+
+def _check_target(x: Tensor, target: Tensor) -> None:
+    if not isinstance(target, Tensor):
+        raise TypeError(
+            f"nll_loss(): argument 'target' (position 2) must be Tensor, not "
+            f"{type(target).__name__}"
+        )
+    if target._dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {_CAP[target._dtype.name]}"
+        )
+
+
+def _batch_check(x: Tensor, target: Tensor) -> None:
+    nd = x._data.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd >= 2 and target._data.ndim >= 1 and x._data.shape[0] != target._data.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({x._data.shape[0]}) to match target batch_size "
+            f"({target._data.shape[0]})."
+        )
+
+
+def nll_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood of log-probabilities `input` (N, C, ...) at class indices
+    `target` (N, ...), optionally weighted per class, ignoring `ignore_index`."""
+    x = _input("nll_loss", input)
+    reduction = _reduction(reduction, size_average, reduce)
+    _batch_check(x, target)
+    _check_target(x, target)
+    nd = x._data.ndim
+    if nd == 2 and target._data.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 1 and target._data.ndim > 0:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd > 2 and target._data.shape != x._data.shape[:1] + x._data.shape[2:]:
+        raise RuntimeError(
+            f"Expected target size {list(x._data.shape[:1] + x._data.shape[2:])}, got "
+            f"{list(target._data.shape)}"
+        )
+    xd = x._data
+    xp = array_module(xd)
+    classes = xd.shape[1] if nd > 1 else xd.shape[0]
+    # move the class dimension last: (M, C) rows, one per target element
+    rows = xd.reshape(1, classes) if nd == 1 else xp.moveaxis(xd, 1, -1).reshape(-1, classes)
+    tflat = target._data.reshape(-1).astype(np.int64)
+    valid = tflat != ignore_index
+    bad = valid & ((tflat < 0) | (tflat >= classes))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(tflat[bad][0])} is out of bounds.")
+    safe_t = xp.where(valid, tflat, 0)
+    w = weight._data.astype(xd.dtype) if weight is not None else xp.ones(classes, xd.dtype)
+    wt = xp.where(valid, w[safe_t], 0).astype(xd.dtype)
+    picked = rows[xp.arange(rows.shape[0]), safe_t]
+    elem = -wt * picked
+    total = xp.sum(wt) if wt.size else xp.asarray(0, xd.dtype)
+    if reduction == "none":
+        r = elem.reshape(target._data.shape)
+    elif reduction == "sum":
+        r = xp.sum(elem)
+    else:
+        r = xp.sum(elem) / total
+    res = wrap(as_array(xp.asarray(r).astype(xd.dtype, copy=False)), x._dtype)
+    if needs_grad(x):
+        pat = xp.zeros(rows.shape, xd.dtype)
+        pat[xp.arange(rows.shape[0]), safe_t] = -wt
+        if reduction == "mean":
+            pat = pat / total
+        if nd == 1:
+            pat = pat.reshape(classes)
+        else:
+            moved = xp.moveaxis(xd, 1, -1).shape
+            pat = xp.moveaxis(pat.reshape(moved), -1, 1)
+        node = NllLossBackward0()
+        node.reduction = reduction
+        node.input_ndim = nd
+        node.ignore_index = ignore_index
+        node.pattern = wrap(xp.ascontiguousarray(pat), x._dtype)
+        node.save("self", x)
+        node.save("target", target)
+        node.save("total_weight", wrap(as_array(xp.asarray(total, xd.dtype)), x._dtype))
+        if weight is not None:
+            node.save("weight", weight)
+        record(node, (x,), res)
+    return res
+
+
+def cross_entropy(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """log_softmax over the class dimension (1, or 0 for unbatched input) followed by
+    nll_loss for class indices, or by -sum(target * log_softmax) for class probabilities."""
+    x = _input("cross_entropy", input)
+    reduction = _reduction(reduction, size_average, reduce)
+    if label_smoothing != 0.0:
+        raise NotImplementedError("gradshell does not support cross_entropy(label_smoothing=...)")
+    if not isinstance(target, Tensor):
+        raise TypeError(
+            f"cross_entropy(): argument 'target' (position 2) must be Tensor, not "
+            f"{type(target).__name__}"
+        )
+    class_dim = 1 if x._data.ndim >= 2 else 0
+    if target._dtype.category == FLOAT and target._data.shape == x._data.shape:
+        return _cross_entropy_probs(x, target, weight, reduction, class_dim)
+    _batch_check(x, target)
+    if x._dtype.category != FLOAT:
+        last = "_lastdim" if class_dim == x._data.ndim - 1 else ""
+        raise NotImplementedError(
+            f"\"log_softmax{last}_kernel_impl\" not implemented for '{_CAP[x._dtype.name]}'"
+        )
+    if target._dtype.category == FLOAT:
+        _batch_check(x, target)
+    return nll_loss(
+        log_softmax(x, class_dim),
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=reduction,
+    )
+
+
+def _cross_entropy_probs(x, target, weight, reduction, class_dim):
+    lsm = log_softmax(x, class_dim)
+    prod = lsm * target
+    if weight is not None:
+        shape = [1] * x._data.ndim
+        shape[class_dim] = weight._data.shape[0]
+        prod = prod * weight.reshape(shape)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    n = x._data.size // x._data.shape[class_dim] if x._data.shape[class_dim] else 0
+    return arithmetic.div_scalar(-prod.sum(), n)
+
+
+# -- one_hot -----------------------------------------------------------------------------------
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 vectors with a 1 at each value's position (a new last dimension)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
+        )
+    if tensor._dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    d = tensor._data
+    xp = array_module(d)
+    if num_classes == -1:
+        if d.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(xp.max(d)) + 1
+    if d.size:
+        if int(xp.min(d)) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if int(xp.max(d)) >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (d[..., None] == xp.arange(num_classes)).astype(np.int64)
+    return wrap(as_array(out), dtypes.int64)
+
+
+_ = (BOOL, math, reduction, relu)

@@ -1,0 +1,59 @@
+"""torch.nn's module classes."""
+
+from gradshell.torch.nn.modules.activation import (
+    ELU,
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Tanh,
+)
+from gradshell.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
+from gradshell.torch.nn.modules.dropout import Dropout
+from gradshell.torch.nn.modules.flatten import Flatten, Unflatten
+from gradshell.torch.nn.modules.linear import Identity, Linear
+from gradshell.torch.nn.modules.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
+from gradshell.torch.nn.modules.module import Module
+
+__all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "Dropout",
+    "ELU",
+    "Flatten",
+    "GELU",
+    "Identity",
+    "L1Loss",
+    "LeakyReLU",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "NLLLoss",
+    "ReLU",
+    "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "SmoothL1Loss",
+    "Softmax",
+    "Softmin",
+    "Softplus",
+    "Tanh",
+    "Unflatten",
+]

@@ -1,0 +1,153 @@
+"""Activation modules: thin wrappers over torch.nn.functional with PyTorch's reprs."""
+
+from __future__ import annotations
+
+from gradshell.ops import nn as F
+from gradshell.torch.nn.modules.module import Module
+
+
+class ReLU(Module):
+    """max(x, 0)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002 - PyTorch's name
+        """relu(x) (in place if inplace)."""
+        return input.relu_() if self.inplace else F.relu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x))."""
+
+    def forward(self, input):  # noqa: A002
+        """sigmoid(x)."""
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    """tanh(x)."""
+
+    def forward(self, input):  # noqa: A002
+        """tanh(x)."""
+        return F.tanh(input)
+
+
+class Softmax(Module):
+    """softmax along `dim`."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):  # noqa: A002
+        """softmax(x, dim)."""
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """log(softmax(x)) along `dim`."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):  # noqa: A002
+        """log_softmax(x, dim)."""
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Softmax):
+    """softmax(-x) along `dim`."""
+
+    def forward(self, input):  # noqa: A002
+        """softmin(x, dim)."""
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+
+class LeakyReLU(Module):
+    """x for x > 0, negative_slope * x otherwise."""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        """leaky_relu(x)."""
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class GELU(Module):
+    """x Φ(x) (or the tanh approximation)."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):  # noqa: A002
+        """gelu(x)."""
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class ELU(Module):
+    """x for x > 0, alpha (exp(x) - 1) otherwise."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        """elu(x)."""
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class SiLU(Module):
+    """x * sigmoid(x)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        """silu(x)."""
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):  # noqa: A002
+        """softplus(x)."""
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"

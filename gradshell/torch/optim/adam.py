@@ -1,0 +1,160 @@
+"""Adam and AdamW (decoupled weight decay), with amsgrad and maximize."""
+
+from __future__ import annotations
+
+from gradshell.core import dtypes
+from gradshell.core.device import array_module
+from gradshell.core.grad_mode import no_grad
+from gradshell.core.tensor import wrap
+from gradshell.torch.optim.optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    """Adam: running averages m (of g) and v (of g²), bias-corrected, and
+    p ← p - lr/(1-β1ᵗ) · m / (sqrt(v)/sqrt(1-β2ᵗ) + eps)."""
+
+    _decoupled_default = False
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach=None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused=None,
+        decoupled_weight_decay: bool | None = None,
+    ) -> None:
+        if decoupled_weight_decay is None:
+            decoupled_weight_decay = self._decoupled_default
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if capturable or differentiable or fused:
+            raise NotImplementedError(
+                f"gradshell's {type(self).__name__} has no capturable, differentiable or fused mode"
+            )
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns closure()'s loss."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is not None:
+                        self._update(p, p._grad._data, group)
+        return loss
+
+    def _update(self, p, grad, group) -> None:
+        data = p._data
+        xp = array_module(data)
+        t = data.dtype.type
+        lr = group["lr"]
+        beta1, beta2 = group["betas"]
+        eps = group["eps"]
+        wd = group["weight_decay"]
+        state = self.state[p]
+        if not state:
+            state["step"] = wrap(xp.zeros((), dtypes.float32.np), dtypes.float32)
+            state["exp_avg"] = wrap(xp.zeros_like(data), p._dtype)
+            state["exp_avg_sq"] = wrap(xp.zeros_like(data), p._dtype)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = wrap(xp.zeros_like(data), p._dtype)
+        if group["maximize"]:
+            grad = -grad
+        step_t = state["step"]
+        step_t._data += 1
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                data *= t(1 - lr * wd)
+            else:
+                grad = grad + t(wd) * data
+        m = state["exp_avg"]._data
+        v = state["exp_avg_sq"]._data
+        # m.lerp_(grad, 1 - beta1): from the nearer end, as PyTorch's lerp does
+        w = 1 - beta1
+        if abs(w) < 0.5:
+            m += t(w) * (grad - m)
+        else:
+            m[...] = grad - (grad - m) * t(1 - w)
+        v *= t(beta2)
+        v += t(1 - beta2) * grad * grad
+        step = float(step_t._data)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = lr / bias_correction1
+        bc2_sqrt = bias_correction2**0.5
+        if group["amsgrad"]:
+            vmax = state["max_exp_avg_sq"]._data
+            xp.maximum(vmax, v, out=vmax)
+            denom = xp.sqrt(vmax) / t(bc2_sqrt) + t(eps)
+        else:
+            denom = xp.sqrt(v) / t(bc2_sqrt) + t(eps)
+        data += t(-step_size) * m / denom
+        for key in state:
+            state[key]._bump_version()
+        p._bump_version()
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (p ← p·(1 - lr·wd) before the Adam step);
+    weight_decay defaults to 0.01."""
+
+    _decoupled_default = True
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach=None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused=None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
