@@ -52,6 +52,21 @@ def temper(words: np.ndarray) -> np.ndarray:
     return y
 
 
+def untemper(words: np.ndarray) -> np.ndarray:
+    """Invert MT19937 tempering: tempered 32-bit outputs back to state words."""
+    y = words.astype(np.uint32)
+    y ^= y >> np.uint32(18)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    t = y
+    for _ in range(4):  # y ^= (y << 7) & 0x9d2c5680, solved 7 bits at a time
+        t = y ^ ((t << np.uint32(7)) & np.uint32(0x9D2C5680))
+    y = t
+    t = y
+    for _ in range(2):  # y ^= y >> 11
+        t = y ^ (t >> np.uint32(11))
+    return t
+
+
 class Engine:
     """An MT19937 word source positioned exactly like PyTorch's ``at::mt19937``.
 
@@ -61,9 +76,27 @@ class Engine:
     A state loaded with ``set_state`` may hold any other valid pair; then the words PyTorch
     will read before its next twist are served from ``_pending`` and NumPy waits at ``pos=624``
     with the same key, so that the twist that follows is the same one.
+
+    A *lookahead* holds words already drawn from NumPy but not yet handed out, so that
+    samplers can precompute per-word transforms in bulk (see ``lookahead``).  It always ends
+    at a twist boundary, and every block inside it can be turned back into PyTorch's state
+    words by untempering, so the state stays exact at every position.
     """
 
-    __slots__ = ("_bg", "_np_gen", "_pending", "_pending_pos", "_pending_next", "_idle_next")
+    __slots__ = (
+        "_bg",
+        "_np_gen",
+        "_pending",
+        "_pending_pos",
+        "_pending_next",
+        "_idle_next",
+        "_la",
+        "_la_pos",
+        "_la_key0",
+        "_la_pos0",
+        "_la_idle0",
+        "la_token",
+    )
 
     def __init__(self) -> None:
         self._bg = np.random.MT19937(0)
@@ -72,6 +105,12 @@ class Engine:
         self._pending_pos = 0
         self._pending_next = 0
         self._idle_next = 0
+        self._la: np.ndarray | None = None
+        self._la_pos = 0
+        self._la_key0: np.ndarray | None = None
+        self._la_pos0 = 0
+        self._la_idle0 = 0
+        self.la_token = 0
 
     # -- seeding and state -------------------------------------------------------------
     def seed32(self, seed32: int) -> None:
@@ -79,6 +118,7 @@ class Engine:
         key = np.frombuffer(_init_genrand(seed32), dtype=np.uint32)
         self._set_key(key, STATE_WORDS)
         self._pending = None
+        self._la = None
         self._idle_next = 0
 
     def _set_key(self, key: np.ndarray, pos: int) -> None:
@@ -86,6 +126,11 @@ class Engine:
 
     def counters(self) -> tuple[np.ndarray, int, int]:
         """Return (624 untwisted state words, PyTorch's ``left``, PyTorch's ``next``)."""
+        if self._la is not None:
+            key, pos, idle = self._la_state()
+            if pos >= STATE_WORDS:
+                return key, 1, idle
+            return key, STATE_WORDS + 1 - pos, pos
         st = self._bg.state["state"]
         key, pos = st["key"], int(st["pos"])
         if self._pending is not None:
@@ -111,6 +156,7 @@ class Engine:
             )
         key = np.ascontiguousarray(key, dtype=np.uint32)
         self._pending = None
+        self._la = None
         if left == 1:
             self._set_key(key, STATE_WORDS)
             self._idle_next = next_
@@ -139,8 +185,71 @@ class Engine:
         self._idle_next = STATE_WORDS
         return np.concatenate((head, self._bg.random_raw(n - len(head))))
 
+    # -- lookahead -----------------------------------------------------------------------
+    def _la_state(self) -> tuple[np.ndarray, int, int]:
+        # (state words, NumPy-style pos in 1..624, PyTorch's next when pos is 624) at the
+        # current position inside the lookahead
+        assert self._la is not None and self._la_key0 is not None
+        c = self._la_pos
+        if c == 0:
+            return self._la_key0, self._la_pos0, self._la_idle0
+        p = self._la_pos0 + c
+        if p <= STATE_WORDS:
+            return self._la_key0, p, STATE_WORDS
+        block = (p - 1) // STATE_WORDS
+        start = block * STATE_WORDS - self._la_pos0
+        key = untemper(self._la[start : start + STATE_WORDS])
+        return key, p - block * STATE_WORDS, STATE_WORDS
+
+    def lookahead(self, need: int, chunk: int = 2048) -> tuple[np.ndarray, int] | None:
+        """Buffer at least ``need`` upcoming words without consuming them.
+
+        Returns ``(buffer, start)``: the next words are ``buffer[start:]``; consume them
+        with the normal draw methods.  ``la_token`` changes whenever a new buffer is made.
+        Returns ``None`` while a loaded state still serves words from ``_pending``.
+        """
+        if self._pending is not None:
+            return None
+        if self._la is not None and len(self._la) - self._la_pos >= need:
+            return self._la, self._la_pos
+        if self._la is not None:
+            key0, pos0, idle0 = self._la_state()
+            rest = self._la[self._la_pos :]
+            np_pos = STATE_WORDS
+        else:
+            st = self._bg.state["state"]
+            key0, pos0, idle0 = st["key"].astype(np.uint32), int(st["pos"]), self._idle_next
+            rest = np.empty(0, dtype=np.uint32)
+            np_pos = pos0
+        draw = max(need - len(rest), chunk)
+        draw += (-(np_pos + draw)) % STATE_WORDS  # end exactly at a twist boundary
+        fresh = self._bg.random_raw(draw).astype(np.uint32)
+        self._la = np.concatenate((rest, fresh)) if len(rest) else fresh
+        self._la_pos = 0
+        self._la_key0, self._la_pos0, self._la_idle0 = key0, pos0, idle0
+        self.la_token += 1
+        return self._la, 0
+
+    def _take_la(self, n: int) -> np.ndarray:
+        la = self._la
+        assert la is not None
+        start = self._la_pos
+        stop = min(start + n, len(la))
+        head = la[start:stop]
+        if stop == len(la):
+            self._la = None
+            self._idle_next = STATE_WORDS
+        else:
+            self._la_pos = stop
+        if len(head) == n:
+            return head.astype(np.uint64)
+        self._idle_next = STATE_WORDS
+        return np.concatenate((head.astype(np.uint64), self._bg.random_raw(n - len(head))))
+
     def raw(self, n: int) -> np.ndarray:
         """Draw ``n`` 32-bit words, returned as a uint64 array (NumPy's native form)."""
+        if self._la is not None:
+            return self._take_la(n)
         if self._pending is not None:
             return self._take_pending(n)
         if n:
@@ -149,7 +258,15 @@ class Engine:
 
     def u32(self, n: int) -> np.ndarray:
         """Draw ``n`` 32-bit words as a uint32 array."""
-        if self._pending is None and n > 4096:
+        if self._la is not None and len(self._la) - self._la_pos >= n:
+            start = self._la_pos
+            self._la_pos += n
+            out = self._la[start : self._la_pos]
+            if self._la_pos == len(self._la):
+                self._la = None
+                self._idle_next = STATE_WORDS
+            return out
+        if self._pending is None and self._la is None and n > 4096:
             self._idle_next = STATE_WORDS
             # Full-range integers take NumPy's unmasked path: the raw words, but stored
             # as uint32 directly, which is faster to produce and to consume.
@@ -158,7 +275,7 @@ class Engine:
 
     def u64(self, n: int) -> np.ndarray:
         """Draw ``n`` PyTorch ``random64()`` values: two words each, the first one high."""
-        if self._pending is None and n > 2048:
+        if self._pending is None and self._la is None and n > 2048:
             self._idle_next = STATE_WORDS
             # NumPy's MT19937 next64 is also (first << 32) | second.
             return self._np_gen.integers(0, 1 << 64, size=n, dtype=np.uint64)

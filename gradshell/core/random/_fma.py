@@ -233,10 +233,121 @@ def fma64_fast(a: float, b: float, c: float) -> float:
     v = ul + pl
     bb = v - ul
     e = (ul - (v - bb)) + (pl - bb)
-    if e != 0.0:
-        # round to odd: an even, inexact sum moves one ulp toward the exact value
-        iv = int(np.float64(v).view(np.int64))
-        if iv & 1 == 0:
-            iv += 1 if (e > 0) == (v > 0) else -1
-            v = float(np.int64(iv).view(np.float64))
-    return uh + v
+    r = uh + v
+    if e == 0.0:
+        return r if r != 0.0 else ph + c  # exact; a zero takes IEEE's sign rule
+    # v carries an error e below half its ulp, so RN(uh + v) can only be wrong when
+    # uh + v is exactly halfway between two doubles: then e breaks the tie.
+    bb = r - uh
+    g = (uh - (r - bb)) + (v - bb)
+    if g == 0.0:
+        return r
+    half = math.ulp(r) / 2
+    if (g > 0) != (r > 0) and abs(math.frexp(r)[0]) == 0.5:
+        half /= 2  # below a power of two the spacing halves
+    if abs(g) != half or (e > 0) != (g > 0):
+        return r
+    return r + 2 * g
+
+
+_CHUNK64 = 16384
+
+
+def _split_scalar(b: float) -> tuple[float, float]:
+    t = b * _SPLIT
+    hi = t - (t - b)
+    return hi, b - hi
+
+
+def fma64_scalars(a: np.ndarray, b: float, c: float) -> np.ndarray:
+    """Exact ``fma(a, b, c)`` for a float64 array ``a`` and float64 scalars ``b``, ``c``.
+
+    The common case of ``uniform_`` and ``normal_``: the scalars are split once, the array is
+    processed in cache-sized chunks with preallocated temporaries.  Same algorithm as
+    ``fma64`` (Dekker product, two-sum, round-to-odd), and the same fallbacks.
+    """
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    b, c = float(b), float(c)
+    scalars_ok = (b == 0.0 or _SAFE_LO < abs(b) < _SAFE_HI) and (
+        c == 0.0 or _SAFE_LO < abs(c) < _SAFE_HI
+    )
+    if not scalars_ok:
+        return fma64(a, b, c)
+    if b == 0.0 or a.size == 0:
+        return a * b + c  # an exact zero product: IEEE addition is the FMA
+    flat = a.reshape(-1)
+    out = np.empty_like(flat)
+    bh, bl = _split_scalar(b)
+    m = min(_CHUNK64, flat.size)
+    t1, t2, t3, ah = (np.empty(m) for _ in range(4))
+    for start in range(0, flat.size, m):
+        x = flat[start : start + m]
+        o = out[start : start + m]
+        k = x.size
+        u, v, w, xh = t1[:k], t2[:k], t3[:k], ah[:k]
+        # Veltkamp split of x: xh + (x - xh)
+        np.multiply(x, _SPLIT, out=u)
+        np.subtract(u, x, out=v)
+        np.subtract(u, v, out=xh)
+        np.subtract(x, xh, out=w)  # xl
+        # ph = x*b (kept in o), pl = ((xh*bh - ph) + xh*bl + xl*bh) + xl*bl (in u)
+        np.multiply(x, b, out=o)
+        np.multiply(xh, bh, out=u)
+        np.subtract(u, o, out=u)
+        np.multiply(xh, bl, out=v)
+        np.add(u, v, out=u)
+        np.multiply(w, bh, out=v)
+        np.add(u, v, out=u)
+        np.multiply(w, bl, out=v)
+        np.add(u, v, out=u)
+        # (uh, ul) = two_sum(c, ph): uh in xh, ul in w
+        np.add(o, c, out=xh)
+        np.subtract(xh, c, out=v)  # bb
+        np.subtract(o, v, out=w)  # ph - bb
+        np.subtract(xh, v, out=v)  # uh - bb
+        np.subtract(c, v, out=v)  # c - (uh - bb)
+        np.add(v, w, out=w)  # ul
+        # s = RO(ul + pl): two_sum then a one-ulp nudge of even, inexact sums
+        np.add(w, u, out=o)  # s
+        np.subtract(o, w, out=v)  # bb
+        np.subtract(u, v, out=u)  # pl - bb
+        np.subtract(o, v, out=v)  # s - bb
+        np.subtract(w, v, out=v)  # ul - (s - bb)
+        np.add(v, u, out=v)  # e, the exact error of s
+        sb, eb = o.view(np.int64), v.view(np.int64)
+        ib = u.view(np.int64)
+        # inexact and even: move toward the exact value, i.e. +1 ulp in magnitude when e has
+        # s's sign, else -1; (s_bits + m) | 1 does both, with m = 0 or -1 from the signs
+        np.bitwise_xor(sb, eb, out=ib)
+        np.right_shift(ib, 63, out=ib)
+        np.add(sb, ib, out=ib)
+        np.bitwise_or(ib, 1, out=ib)
+        np.not_equal(v, 0.0, out=w.view(np.bool_)[:k])
+        np.copyto(sb, ib, where=w.view(np.bool_)[:k])
+        np.add(xh, o, out=o)  # RN(uh + RO(ul + pl))
+    # An exactly zero result needs IEEE's sign rule: RN(ph + c) is then exact.
+    zero = out == 0.0
+    if zero.any():
+        out[zero] = flat[zero] * b + c
+    return out.reshape(a.shape)
+
+
+_F32_SAFE_LO = 2.0**-100
+
+
+def fma32_scalars(a: np.ndarray, b: np.float32, c: np.float32) -> np.ndarray:
+    """Exact float32 ``fma(a, b, c)`` for a float32 array and float32 scalars (lean path)."""
+    b, c = np.float32(b), np.float32(c)
+    s = a.astype(np.float64)
+    s *= float(b)  # exact: 24 x 24 bits
+    s += float(c)
+    with np.errstate(over="ignore"):
+        r = s.astype(np.float32)
+    mag = np.abs(s)
+    if (
+        midpoint_mask(s).any()
+        or not (mag.max(initial=0.0) < 3.0e38)
+        or (mag.min(initial=1.0) < _F32_TINY and (s != 0).any())
+    ):
+        return fma32(a, b, c)  # midpoints, subnormals, overflow: the exact general path
+    return r

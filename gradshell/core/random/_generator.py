@@ -25,17 +25,17 @@ _U64 = 1 << 64
 def _numel(shape: Sequence[int] | int) -> tuple[tuple[int, ...], int]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    shape = tuple(int(d) for d in shape)
-    for d in shape:
-        if d < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {d}: {list(shape)}"
-            )
-    return shape, math.prod(shape)
+    elif type(shape) is not tuple or not all(type(d) is int for d in shape):
+        shape = tuple(int(d) for d in shape)
+    n = math.prod(shape)
+    if n <= 0 and any(d < 0 for d in shape):
+        d = next(d for d in shape if d < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(shape)}")
+    return shape, n
 
 
 def _float_dtype(dtype, kernel: str) -> np.dtype:
-    dt = np.dtype(dtype)
+    dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     if dt not in _FLOATS:
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{_discrete.torch_type_name(dt)}'"
@@ -47,10 +47,14 @@ def _fmt(x: float) -> str:
     return _discrete._fmt(x)
 
 
-_CTYPE = {
-    np.dtype(np.float16): "c10::Half",
-    np.dtype(np.float32): "float",
-    np.dtype(np.float64): "double",
+# dtype -> (lowest, max, C++ name, PyTorch name) for uniform_'s bound checks
+_LIMITS = {
+    np.dtype(dt): (float(np.finfo(dt).min), float(np.finfo(dt).max), ctype, name)
+    for dt, ctype, name in (
+        (np.float16, "c10::Half", "Half"),
+        (np.float32, "float", "Float"),
+        (np.float64, "double", "Double"),
+    )
 }
 
 
@@ -111,41 +115,49 @@ class Generator:
     # -- uniform -----------------------------------------------------------------------------
     def rand(self, shape, dtype=np.float32) -> np.ndarray:
         """``torch.rand(shape, dtype=...)``: uniforms in [0, 1)."""
-        return self.uniform(shape, 0.0, 1.0, dtype)
+        dt = _float_dtype(dtype, "check_uniform_bounds")
+        shape, n = _numel(shape)
+        if dt == np.float64:
+            return _uniform.u53_from_u64(self._engine.u64(n)).reshape(shape)
+        out = _uniform.u24_from_words(self._engine.u32(n))
+        if dt == np.float16:
+            out = out.astype(np.float16)
+            out[out == 1] = 0  # a sample that rounds up to `to` becomes `from`
+        return out.reshape(shape)
 
     def uniform(self, shape, low: float = 0.0, high: float = 1.0, dtype=np.float32) -> np.ndarray:
         """``Tensor.uniform_(low, high)`` (also ``nn.init.uniform_`` and friends)."""
         dt = _float_dtype(dtype, "check_uniform_bounds")
         shape, n = _numel(shape)
         low, high = float(low), float(high)
-        fi = np.finfo(dt)
-        ctype = _CTYPE[dt]
-        if not float(fi.min) <= low <= float(fi.max):
+        lowest, highest, ctype, name = _LIMITS[dt]
+        if not lowest <= low <= highest:
             raise RuntimeError(f"from is out of bounds for {ctype}")
-        if not float(fi.min) <= high <= float(fi.max):
+        if not lowest <= high <= highest:
             raise RuntimeError(f"to is out of bounds for {ctype}")
         if not low <= high:
             raise RuntimeError(
                 f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} "
                 f"> to={_fmt(high)}"
             )
-        if not high - low <= float(fi.max):
+        if not high - low <= highest:
             raise RuntimeError(
-                f"uniform_ expects to-from <= std::numeric_limits<"
-                f"{_discrete.torch_type_name(dt)}>::max(), but found to={_fmt(high)} and "
-                f"from={_fmt(low)} which result in to-from to exceed the limit"
+                f"uniform_ expects to-from <= std::numeric_limits<{name}>::max(), but found "
+                f"to={_fmt(high)} and from={_fmt(low)} which result in to-from to exceed the limit"
             )
         if dt == np.float64:
             out = _uniform.uniform_f64(self._engine, n, low, high)
+            top, bottom = high, low
         else:
             out = _uniform.uniform_f32(self._engine, n, low, high)
+            top, bottom = np.float32(high), np.float32(low)
             if dt == np.float16:
                 out = out.astype(np.float16)
+                top, bottom = np.float16(top), np.float16(bottom)
         # A sample that rounds up to `to` is replaced by `from`, keeping the range half-open.
-        top = dt.type(np.float32(high)) if dt != np.float64 else high
         hit = out == top
         if hit.any():
-            out[hit] = dt.type(np.float32(low)) if dt != np.float64 else low
+            out[hit] = bottom
         return out.reshape(shape)
 
     # -- normal ------------------------------------------------------------------------------

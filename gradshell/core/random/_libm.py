@@ -138,19 +138,26 @@ def _self_check(name: str) -> bool:
     return _state[name]
 
 
+_LOG_CHUNK = 16384
+
+
 def log(x: np.ndarray, _checked: bool = False) -> np.ndarray:
     """libm ``log`` of a float64 array, elementwise and bit-exact."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     if x.size < 64 or not (_checked or _self_check("log")):
         return _map(math.log, x)
+    flat = x.reshape(-1)
+    out = np.empty_like(flat)
     with np.errstate(all="ignore"):
-        y, unsure = _fast_log(x)
-        unsure |= ~(x >= _TINY) | ~np.isfinite(x)
-    idx = np.flatnonzero(unsure)
-    if idx.size:
-        flat = y.reshape(-1)
-        flat[idx] = _map(math.log, x.reshape(-1)[idx])
-    return y
+        for start in range(0, flat.size, _LOG_CHUNK):
+            xs = flat[start : start + _LOG_CHUNK]
+            y, unsure = _fast_log(xs)
+            unsure |= ~(xs >= _TINY) | ~np.isfinite(xs)
+            idx = np.flatnonzero(unsure)
+            if idx.size:
+                y[idx] = _map(math.log, xs[idx])
+            out[start : start + xs.size] = y
+    return out.reshape(x.shape)
 
 
 def log1p(x: np.ndarray) -> np.ndarray:

@@ -14,14 +14,16 @@ Which path runs depends on the tensor, exactly as in PyTorch's CPU ``normal_``:
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
 from . import _libm
-from ._cephes import box_muller_blocks
+from ._cephes import box_muller_words, kernel
 from ._config import get_capability
 from ._engine import Engine
-from ._fma import fma32, fma64, fma64_fast
+from ._fma import fma32, fma32_scalars, fma64_fast, fma64_scalars
+from ._parallel import run_chunks
 from ._uniform import u24_from_words, u53_from_u64
 
 _TWO_PI = 2.0 * math.pi
@@ -65,7 +67,7 @@ def serial(
             if n <= 16:
                 out = np.array([fma64_fast(x, std, mean) for x in out.tolist()])
             else:
-                out = fma64(out, std, mean)
+                out = fma64_scalars(out, std, mean)
         else:
             out = out * std + mean
     else:
@@ -73,39 +75,119 @@ def serial(
     return out, cache
 
 
-def _blocks_and_tail(n: int, wasted_tail: bool) -> tuple[int, int]:
-    # (number of uniforms drawn for the main pass, number of full blocks)
+SMALL_FILL = 1024  # up to this many elements the float32 fill reads precomputed transforms
+
+
+def _fill32(engine: Engine, n: int, mean: float, std: float, wasted_tail: bool) -> np.ndarray:
+    # Float32 fill path: 16-wide blocks over the first uniforms, then a last block of fresh
+    # uniforms written over the final 16 slots.  PyTorch's float32 kernel first writes all
+    # n uniforms (so the partial tail's draws are wasted); its float16 kernel does not.
     full = n // 16
-    return (n if wasted_tail else 16 * full), full
+    first = n if wasted_tail else 16 * full
+    total = first + (16 if n % 16 else 0)
+    avx2 = get_capability() == "avx2"
+    if avx2 and n <= SMALL_FILL:
+        out = _fill32_small(engine, n, total, first, mean, std)
+        if out is not None:
+            return out
+    words = engine.u32(total)
+    out = np.empty(n, dtype=np.float32)
+    for dst, w in ((out[: 16 * full], words[: 16 * full]), (out[n - 16 :], words[first:])):
+        if w.size == 0 or (dst.size != w.size):
+            continue
+        if avx2:
+            box_muller_words(w.reshape(-1, 16), mean, std, out=dst.reshape(-1, 16))
+        else:
+            dst[...] = _scalar_float_blocks(u24_from_words(w), mean, std).reshape(-1)
+    return out
+
+
+class _Transforms:
+    """Per-word radius, cos and sin for every word of an engine's lookahead buffer."""
+
+    __slots__ = ("token", "radius", "trig")
+
+    def __init__(self) -> None:
+        self.token = -1
+        self.radius = np.empty(0, dtype=np.float32)
+        self.trig = np.empty(0, dtype=np.float32)  # [cos..., sin...]
+
+
+def _transforms(engine: Engine, buf: np.ndarray) -> _Transforms:
+    cache = _TRANSFORMS.get(id(engine))
+    if cache is None or cache[0] is not engine:
+        if len(_TRANSFORMS) > 64:
+            _TRANSFORMS.clear()
+        cache = _TRANSFORMS[id(engine)] = (engine, _Transforms())
+    tr = cache[1]
+    if tr.token != engine.la_token:
+        size = buf.size
+        ker = kernel(size)
+        radius = np.empty(size, dtype=np.float32)
+        trig = np.empty(2 * size, dtype=np.float32)
+        ker.suspect = False
+        ker.radius(buf, radius)
+        ker.sincos(buf, trig[size:], trig[:size])
+        if ker.suspect:
+            ker.radius(buf, radius, careful=True)
+            ker.sincos(buf, trig[size:], trig[:size], careful=True)
+        tr.radius, tr.trig, tr.token = radius, trig, engine.la_token
+    return tr
+
+
+_TRANSFORMS: dict[int, tuple[Engine, _Transforms]] = {}
+
+
+@lru_cache(maxsize=256)
+def _small_plan(n: int, first: int) -> tuple[np.ndarray, np.ndarray]:
+    # For each output slot: the word index (relative to the call's first word) of its
+    # radius lane, and the index into [cos | sin] of its angle lane, as a stride of 1 in
+    # words (the caller adds the buffer offsets).
+    full = n // 16
+    src_r = np.empty(n, dtype=np.intp)
+    src_t = np.empty(n, dtype=np.intp)
+    is_sin = np.empty(n, dtype=bool)
+    for b in range(full):
+        for k in range(16):
+            src_r[16 * b + k] = 16 * b + (k % 8)
+            src_t[16 * b + k] = 16 * b + 8 + (k % 8)
+            is_sin[16 * b + k] = k >= 8
+    if n % 16:
+        for k in range(16):
+            slot = n - 16 + k
+            src_r[slot] = first + (k % 8)
+            src_t[slot] = first + 8 + (k % 8)
+            is_sin[slot] = k >= 8
+    return src_r, src_t + 0, is_sin
+
+
+def _fill32_small(
+    engine: Engine, n: int, total: int, first: int, mean: float, std: float
+) -> np.ndarray | None:
+    got = engine.lookahead(total)
+    if got is None:
+        return None
+    buf, start = got
+    tr = _transforms(engine, buf)
+    src_r, src_t, is_sin = _small_plan(n, first)
+    rad = tr.radius.take(src_r + start)
+    ang = tr.trig.take(src_t + (start + buf.size * is_sin))
+    out = np.multiply(rad, ang)
+    engine.u32(total)  # consume the words just used
+    m32, s32 = np.float32(mean), np.float32(std)
+    if m32 == 0 and s32 == 1 and not np.signbit(m32):
+        return np.add(out, np.float32(0), out=out)  # fma(n, 1, +0) turns -0 into +0
+    return fma32_scalars(out, s32, m32)
 
 
 def fill_f32(engine: Engine, n: int, mean: float, std: float) -> np.ndarray:
     """The float32 fill path (n >= 16, contiguous)."""
-    first, full = _blocks_and_tail(n, wasted_tail=True)
-    u = u24_from_words(engine.u32(first + (16 if n % 16 else 0)))
-    out = np.empty(n, dtype=np.float32)
-    if get_capability() == "avx2":
-        transform = box_muller_blocks
-    else:
-        transform = _scalar_float_blocks
-    if full:
-        out[: 16 * full] = transform(u[: 16 * full].reshape(-1, 16), mean, std).reshape(-1)
-    if n % 16:
-        out[n - 16 :] = transform(u[first:].reshape(1, 16), mean, std).reshape(-1)
-    return out
+    return _fill32(engine, n, mean, std, wasted_tail=True)
 
 
 def fill_f16(engine: Engine, n: int, mean: float, std: float) -> np.ndarray:
     """The float16 fill path: float32 blocks, a tail block from fresh uniforms, then a cast."""
-    first, full = _blocks_and_tail(n, wasted_tail=False)
-    u = u24_from_words(engine.u32(first + (16 if n % 16 else 0)))
-    transform = box_muller_blocks if get_capability() == "avx2" else _scalar_float_blocks
-    out = np.empty(n, dtype=np.float32)
-    if full:
-        out[: 16 * full] = transform(u[: 16 * full].reshape(-1, 16), mean, std).reshape(-1)
-    if n % 16:
-        out[n - 16 :] = transform(u[first:].reshape(1, 16), mean, std).reshape(-1)
-    return out.astype(np.float16)
+    return _fill32(engine, n, mean, std, wasted_tail=False).astype(np.float16)
 
 
 def _scalar_float_blocks(u: np.ndarray, mean: float, std: float) -> np.ndarray:
@@ -121,24 +203,49 @@ def _scalar_float_blocks(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     return out
 
 
+_ROWS64 = 2048  # blocks of 16 per pass
+
+
 def fill_f64(engine: Engine, n: int, mean: float, std: float) -> np.ndarray:
     """The float64 fill path (n >= 16, contiguous): glibc log/cos/sin, fused mean/std."""
     full = n // 16
     u = u53_from_u64(engine.u64(n + (16 if n % 16 else 0)))
+    identity = mean == 0.0 and std == 1.0 and math.copysign(1.0, mean) > 0
+    if n <= 4 * _ROWS64:
+        # one pass over the full blocks and the tail block together
+        blocks = u[: 16 * full].reshape(-1, 16)
+        if n % 16:
+            blocks = np.concatenate((blocks, u[n:].reshape(1, 16)))
+        vals = np.empty_like(blocks)
+        _f64_blocks(blocks, vals)
+        vals = vals.reshape(-1)
+        out = vals[:n].copy() if n % 16 == 0 else np.concatenate((vals[: n - 16], vals[-16:]))
+        if identity:
+            return np.add(out, 0.0, out=out)  # fma(v, 1, +0) turns -0 into +0
+        return fma64_scalars(out, std, mean)
     out = np.empty(n, dtype=np.float64)
-    if full:
-        out[: 16 * full] = _f64_blocks(u[: 16 * full].reshape(-1, 16), mean, std).reshape(-1)
-    if n % 16:
-        out[n - 16 :] = _f64_blocks(u[n:].reshape(1, 16), mean, std).reshape(-1)
+    for dst, src in ((out[: 16 * full], u[: 16 * full]), (out[n - 16 :], u[n:])):
+        if src.size == 0 or dst.size != src.size:
+            continue
+        blocks, dblocks = src.reshape(-1, 16), dst.reshape(-1, 16)
+
+        def task(i: int, blocks=blocks, dblocks=dblocks) -> None:
+            d = dblocks[i * _ROWS64 : (i + 1) * _ROWS64]
+            _f64_blocks(blocks[i * _ROWS64 : (i + 1) * _ROWS64], d)
+            if identity:
+                np.add(d, 0.0, out=d)  # fma(v, 1, +0) turns -0 into +0
+            else:
+                d[...] = fma64_scalars(d, std, mean)
+
+        run_chunks(task, -(-blocks.shape[0] // _ROWS64))
     return out
 
 
-def _f64_blocks(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    radius = np.sqrt(-2.0 * _libm.log(1.0 - u[:, :8]))
-    theta = _TWO_PI * u[:, 8:]
-    out = np.empty_like(u)
-    out[:, :8] = radius * _libm.cos(theta)
-    out[:, 8:] = radius * _libm.sin(theta)
-    if mean == 0.0 and std == 1.0 and math.copysign(1.0, mean) > 0:
-        return out + 0.0
-    return fma64(out, std, mean)
+def _f64_blocks(u: np.ndarray, out: np.ndarray) -> None:
+    radius = np.subtract(1.0, u[:, :8])
+    radius = _libm.log(radius)
+    np.multiply(radius, -2.0, out=radius)
+    np.sqrt(radius, out=radius)
+    theta = np.multiply(u[:, 8:], _TWO_PI)
+    np.multiply(radius, _libm.cos(theta), out=out[:, :8])
+    np.multiply(radius, _libm.sin(theta), out=out[:, 8:])

@@ -39,8 +39,10 @@ def randperm(engine: Engine, n: int) -> np.ndarray:
 def _loop(engine: Engine, n: int) -> np.ndarray:
     a = list(range(n))
     if n > 1:
-        for i, w in enumerate(engine.raw(n - 1).tolist()):
-            k = i + w % (n - i)
+        words = engine.raw(n - 1)
+        targets = words % np.arange(n, 1, -1, dtype=np.uint64)
+        targets += np.arange(n - 1, dtype=np.uint64)
+        for i, k in enumerate(targets.tolist()):
             a[i], a[k] = a[k], a[i]
     return np.array(a, dtype=np.int64)
 

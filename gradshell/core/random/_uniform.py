@@ -10,11 +10,13 @@ then rounded to half.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._config import get_capability
 from ._engine import Engine
-from ._fma import fma32, fma64
+from ._fma import fix_f32_midpoints, fma32, fma64_scalars, midpoint_mask
 
 _M24 = np.uint32(0xFFFFFF)
 _M53 = np.uint64((1 << 53) - 1)
@@ -40,26 +42,71 @@ def u53_from_u64(u: np.ndarray) -> np.ndarray:
 
 
 def uniform_f32(engine: Engine, n: int, low: float, high: float) -> np.ndarray:
-    """``n`` float32 samples of ``uniform_(low, high)`` (float16 callers cast the result)."""
-    u = u24_from_words(engine.u32(n))
-    lo, hi = np.float32(low), np.float32(high)
-    with np.errstate(over="ignore"):
-        span = hi - lo
+    """``n`` float32 samples of ``uniform_(low, high)`` (float16 callers cast the result).
+
+    ``high - low`` must fit in float32 (the caller checks PyTorch's bounds first).
+    """
+    lo = np.float32(low)
+    span = np.float32(float(np.float32(high)) - float(lo))  # RN32 of the exact difference
+    w = engine.u32(n)
     if lo == 0 and span == 1:
-        return u
-    if get_capability() == "avx2":
-        return fma32(u, span, lo)
-    with np.errstate(over="ignore"):
-        return u * span + lo
+        return u24_from_words(w)
+    if get_capability() != "avx2":
+        return u24_from_words(w) * span + lo
+    if not (span == 0 or abs(float(span)) > 2.0**-60):
+        return fma32(u24_from_words(w), span, lo)  # results may be subnormal: exact path
+    # fma(U24, span, lo) = RN32(k * (span * 2^-24) + lo): the product is exact in float64
+    scale = float(span) * 2.0**-24
+    k = (w & _M24).astype(np.float64)
+    s = k * scale
+    s += float(lo)
+    r = s.astype(np.float32)
+    if midpoint_mask(s).any():
+        fix_f32_midpoints(k * scale, np.float64(lo), s, r)
+    return r
 
 
 def uniform_f64(engine: Engine, n: int, low: float, high: float) -> np.ndarray:
     """``n`` float64 samples of ``uniform_(low, high)``."""
-    u = u53_from_u64(engine.u64(n))
+    draws = engine.u64(n)
     low, high = float(low), float(high)
     span = high - low
     if low == 0.0 and span == 1.0:
-        return u
-    if get_capability() == "avx2":
-        return fma64(u, span, low)
-    return u * span + low
+        return u53_from_u64(draws)
+    if get_capability() != "avx2":
+        return u53_from_u64(draws) * span + low
+    if n <= 24:
+        return _fma_u53_exact((draws & _M53).tolist(), span, low)
+    return fma64_scalars(u53_from_u64(draws), span, low)
+
+
+def _fma_u53_exact(ks: list[int], b: float, c: float) -> np.ndarray:
+    # fma(k * 2^-53, b, c) in exact integer arithmetic: for a handful of elements this is
+    # quicker than the vectorised error-free transforms.  Python's int / int is correctly
+    # rounded, subnormals and overflow included.
+    if not (math.isfinite(b) and math.isfinite(c)):
+        return fma64_scalars(np.array(ks, dtype=np.float64) * 2.0**-53, b, c)
+    mb, eb = math.frexp(b)
+    mc, ec = math.frexp(c)
+    bi, eb = int(mb * 2.0**53), eb - 106  # b * 2^-53 = bi * 2^eb
+    ci, ec = int(mc * 2.0**53), ec - 53
+    e = min(eb, ec)
+    bi <<= eb - e
+    ci <<= ec - e
+    den = 1 << -e if e < 0 else 0
+    out = []
+    for k in ks:
+        num = k * bi + ci
+        if num == 0:
+            out.append(0.0 * b + c if k == 0 else 0.0)  # IEEE signed zeros
+        elif den:
+            try:
+                out.append(num / den)
+            except OverflowError:
+                out.append(math.copysign(math.inf, num))
+        else:
+            try:
+                out.append(float(num << e))
+            except OverflowError:
+                out.append(math.copysign(math.inf, num))
+    return np.array(out, dtype=np.float64)
