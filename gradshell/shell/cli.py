@@ -152,6 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.unsafe and not interactive:
         print("gradshell: UNSAFE MODE IS ON (--unsafe)", file=sys.stderr)
+    if not args.unsafe:
+        from gradshell.shell.limits import cap_address_space
+
+        cap_address_space()
 
     from gradshell.shell import batch
 

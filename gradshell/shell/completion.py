@@ -70,6 +70,7 @@ def complete(session: Session, text: str) -> list[tuple[str, int, str]]:
     if stripped.startswith("%") and " " not in stripped:
         from gradshell.shell.magics import magic_names
 
+        session.ensure_plugins()
         prefix = stripped[1:]
         return [("%" + n, -len(stripped), "magic") for n in magic_names() if n.startswith(prefix)]
     m = _IMPORT.match(text)

@@ -448,7 +448,13 @@ def call_allowed(f: Any) -> bool:
         return attr_allowed(owner, f.__name__)
     if tf is types.MethodDescriptorType or tf is types.ClassMethodDescriptorType:
         return attr_allowed(f.__objclass__, f.__name__)
-    if tf is types.WrapperDescriptorType or tf is types.MethodWrapperType:
+    if tf is types.MethodWrapperType:
+        # `super().__init__(...)` reaching object.__init__ or an exception's __init__.
+        owner = f.__self__
+        return f.__name__ == "__init__" and any(
+            is_learner_class(cls) for cls in type(owner).__mro__
+        )
+    if tf is types.WrapperDescriptorType:
         return False
     if isinstance(f, type):
         return class_call_allowed(f)

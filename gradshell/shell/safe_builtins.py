@@ -116,4 +116,19 @@ def base_builtins() -> dict[str, Any]:
     return table
 
 
+def _sized(constructor: Any) -> Any:
+    """`constructor(iterable)` with the length of a sized argument (a range) checked."""
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], range):
+            limits.check_length(len(args[0]))
+        return constructor(*args, **kwargs)
+
+    make.__name__ = getattr(constructor, "__name__", "make")
+    make.__doc__ = constructor.__doc__
+    return make
+
+
 guards.substitute_call(type, _one_arg_type)
+for _constructor in (list, tuple, set, frozenset, sorted):
+    guards.substitute_call(_constructor, _sized(_constructor))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import codeop
 import io
 import sys
 import warnings
@@ -65,14 +64,26 @@ class _Capture(io.TextIOBase):
     stderr, as Python does); the collected text keeps everything in order.
     """
 
+    #: The most text one cell keeps in its result (a runaway print loop must not eat
+    #: the machine's memory); live streams still see everything.
+    MAX_KEPT = 16 * 1024 * 1024
+
     def __init__(self, live: TextIO | None, live_err: TextIO | None = None) -> None:
         self.parts: list[str] = []
+        self.size = 0
         self.live = live
         self.live_err = live_err if live_err is not None else live
 
+    def _keep(self, text: str) -> None:
+        if self.size < self.MAX_KEPT:
+            self.size += len(text)
+            self.parts.append(text)
+            if self.size >= self.MAX_KEPT:
+                self.parts.append("\n[gradshell: output truncated here]\n")
+
     def write_error(self, text: str) -> None:
         """Record error text; mirror it to the error stream."""
-        self.parts.append(text)
+        self._keep(text)
         if self.live_err is not None:
             self.live_err.write(text)
             self.live_err.flush()
@@ -83,7 +94,7 @@ class _Capture(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.parts.append(text)
+        self._keep(text)
         if self.live is not None:
             self.live.write(text)
             self.live.flush()
@@ -177,13 +188,31 @@ class Session:
         self.namespace: dict[str, Any] = {}
         self._builtins = self._make_builtins()
         self._init_namespace()
-        if viz:
-            _load_plugins()
+        self._hooks_applied: set[int] = set()
+        self._plugins_ready = False
+        self._apply_session_hooks()
+
+    # -- plugins -------------------------------------------------------------------
+    def _apply_session_hooks(self) -> None:
         for hook in list(_SESSION_HOOKS):
+            if id(hook) in self._hooks_applied:
+                continue
+            self._hooks_applied.add(id(hook))
             try:
                 hook(self)
             except Exception:
                 continue
+
+    def ensure_plugins(self) -> None:
+        """Load the shell's plugins (gradshell.viz: panels and magics) for this session.
+
+        Deferred until the first input, so that the REPL's first prompt comes fast.
+        """
+        if self._plugins_ready:
+            return
+        self._plugins_ready = True
+        _load_plugins()
+        self._apply_session_hooks()
 
     # -- setup ---------------------------------------------------------------------
     def _make_builtins(self) -> dict[str, Any]:
@@ -284,6 +313,8 @@ class Session:
             return True
         if not source.strip():
             return True
+        import codeop
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
@@ -312,7 +343,10 @@ class Session:
         """Run one input (a statement, a block, several statements, or a %magic)."""
         if source.strip():
             self.execution_count += 1
+        if self.viz and not self._plugins_ready:
+            self.ensure_plugins()
         if source.lstrip().startswith("%"):
+            self.ensure_plugins()  # magics may come from plugins
             return self._run_magic(source)
         rule = "none"
         if display:
@@ -326,6 +360,8 @@ class Session:
     def run_script(self, source: str, filename: str) -> CellResult:
         """Run a whole program (a file or `-c` text) as Python runs scripts: no displays."""
         self.execution_count += 1
+        if self.viz:
+            self.ensure_plugins()
         return self._execute(source, rule="none", filename=filename)
 
     def _execute(self, source: str, *, rule: str, filename: str) -> CellResult:
