@@ -68,9 +68,13 @@ def none_edge_text(node: Any, i: int, namer: Namer) -> str:
 def saved_brief(node: Any, namer: Namer) -> str | None:
     """What the node saved for backward, or that backward freed it."""
     if node._freed:
-        kept = node._legacy_kept or {}
-        if kept:
-            parts = [f"{k}={number(v)}" for k, v in kept.items()]
+        parts = []
+        for k in node._legacy_kept or {}:
+            try:  # the era decides whether a saved number outlives backward (0.2: yes)
+                parts.append(f"{k}={number(node.saved(k))}")
+            except Exception:
+                continue
+        if parts:
             return "saved " + ", ".join(parts) + " (tensors freed by backward)"
         return "saved values freed by backward()"
     saved = node._saved

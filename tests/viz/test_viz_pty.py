@@ -1,0 +1,104 @@
+"""In a real terminal (a pseudo-terminal): the accumulation panel appears after the second
+backward, and %step waits for Enter between nodes."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
+PROMPT = re.compile(r">>>\s*$")
+STEP_PROMPT = re.compile(r"q: stop ›\s*$")
+
+
+class Terminal:
+    """gradshell in a pseudo-terminal, read until a prompt sits last on the screen."""
+
+    def __init__(self, tmp_path, *args: str) -> None:
+        env = dict(
+            os.environ,
+            PROMPT_TOOLKIT_NO_CPR="1",
+            TERM="xterm",
+            NO_COLOR="1",
+            GRADSHELL_DATA_DIR=str(tmp_path / "data"),
+        )
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-m", "gradshell", *args],
+            env=env,
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(50, 160),
+        )
+        self.read_until(PROMPT)
+
+    def read_until(self, prompt: re.Pattern, deadline: float = 60) -> str:
+        text = ""
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            try:
+                text += self.child.read_nonblocking(size=65536, timeout=0.4)
+                continue
+            except pexpect.TIMEOUT:
+                pass
+            shown = ANSI.sub("", text)
+            if prompt.search(shown):
+                return shown
+        raise AssertionError(f"no prompt came back; screen: {ANSI.sub('', text)!r}")
+
+    def type(self, line: str, prompt: re.Pattern = PROMPT) -> str:
+        self.child.sendline(line)
+        return self.read_until(prompt)
+
+    def close(self) -> None:
+        self.child.sendeof()
+        self.child.expect(pexpect.EOF)
+        self.child.close()
+
+
+@pytest.fixture
+def term(tmp_path):
+    t = Terminal(tmp_path, "--style", "legacy")
+    yield t
+    t.close()
+
+
+def test_accumulation_panel_after_the_second_backward(term):
+    for line in (
+        "import torch",
+        "from torch.autograd import Variable",
+        "x = Variable(torch.Tensor([2,2,2]), requires_grad=True)",
+        "y = x*2",
+    ):
+        assert "Error" not in term.type(line)
+    first = term.type("y.backward(torch.FloatTensor([0.1, 1, 10]))")
+    assert "None → [0.2000, 2.0000, 20.0000]" in first
+    second = term.type("y.backward(torch.FloatTensor([0.1, 1, 10]))")
+    assert (
+        "[0.2000, 2.0000, 20.0000] + [0.2000, 2.0000, 20.0000] = [0.4000, 4.0000, 40.0000]"
+        in second
+    )
+    assert "← backward #2: y.backward(torch.FloatTensor([0.1, 1, 10]))" in second
+    zero = term.type("x.grad.data.zero_()")
+    assert "[0.4000, 4.0000, 40.0000] → zeros" in zero
+
+
+def test_step_waits_for_enter_and_stops_on_q(term):
+    for line in (
+        "import torch",
+        "x = torch.ones(2, 2, requires_grad=True)",
+        "out = ((x + 2) * (x + 2) * 3).mean()",
+    ):
+        term.type(line)
+    first = term.type("%step out", STEP_PROMPT)
+    assert "step 1/6" in first and "MeanBackward" in first and "step 2/6" not in first
+    second = term.type("", STEP_PROMPT)
+    assert "step 2/6" in second and "step 3/6" not in second
+    term.type("q")
+    assert "None" in term.type("print(x.grad)")  # stepping changed nothing
