@@ -11,7 +11,7 @@ from gradshell import torch as gt
 from gradshell.core import events
 from gradshell.viz import formulas
 from gradshell.viz.common import Namer
-from gradshell.viz.explain import AccStep, Step, build, preview
+from gradshell.viz.explain import Step, build, preview
 
 OPS = ("{} + {}", "{} * {}", "({}).sin()", "({}) * 2", "({})[0:2]", "({}).cumsum(0)", "{} - {}")
 
