@@ -111,7 +111,7 @@ SEED_000 = [
 
 
 def test_seed_000_typed_line_by_line(repl_factory):
-    repl = repl_factory("--style", "legacy")
+    repl = repl_factory("--style", "legacy", "--no-viz")
     assert "style: legacy" in repl.banner
     for line, expected in SEED_000:
         seen = repl.type(line)
@@ -122,6 +122,15 @@ def test_seed_000_typed_line_by_line(repl_factory):
             assert expected in after, f"{line!r} showed {after!r}"
         elif line != "y.grad":
             assert after.strip() == "", f"{line!r} showed {after!r}"
+
+
+def test_visual_panels_follow_the_output(repl_factory):
+    pytest.importorskip("gradshell.viz.magics")
+    repl = repl_factory()
+    repl.type("import torch")
+    repl.type("x = torch.ones(2, requires_grad=True)")
+    seen = repl.type("(x * 3).sum().backward()")
+    assert "x.grad" in seen  # the accumulation panel, on the visual channel
 
 
 def test_ctrl_c_interrupts_a_loop_and_ctrl_d_exits(repl_factory):
