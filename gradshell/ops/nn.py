@@ -107,18 +107,33 @@ class LeakyReluBackward0(Node):
         return (where((x > 0).detach(), g, g * self.negative_slope),)
 
 
+class LeakyReluBackward1(Node):
+    """In-place leaky_relu_ (saves its result): 1 where the result > 0, else the slope."""
+
+    def backward(self, g):
+        r = self.saved("result")
+        return (where((r > 0).detach(), g, g * self.negative_slope),)
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, else negative_slope * x."""
     x = _input("leaky_relu", input)
     _floating("leaky_relu_cpu", x)
+    if inplace:
+        from gradshell.ops.inplace import check_inplace
+
+        check_inplace(x)
     xp = array_module(x._data)
     d = x._data
     r = xp.where(d > 0, d, d * x._dtype.np.type(negative_slope)).astype(x._dtype.np, copy=False)
     res = wrap(as_array(r), x._dtype)
     if needs_grad(x):
-        node = LeakyReluBackward0()
+        node = LeakyReluBackward1() if inplace else LeakyReluBackward0()
         node.negative_slope = negative_slope
-        node.save("self", x)
+        if inplace:
+            node.save("result", res, is_output=True)
+        else:
+            node.save("self", x)
         record(node, (x,), res)
     return _inplace_result(x, res) if inplace else res
 
@@ -178,18 +193,35 @@ class EluBackward0(Node):
         return (where((x > 0).detach(), g * self.scale, neg),)
 
 
+class EluBackward1(Node):
+    """In-place elu_ (saves its result): scale where the result > 0, else
+    input_scale * (result + alpha * scale)."""
+
+    def backward(self, g):
+        r = self.saved("result")
+        neg = g * ((r + self.alpha * self.scale) * self.input_scale)
+        return (where((r > 0).detach(), g * self.scale, neg),)
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, else alpha * (exp(x) - 1)."""
     x = _input("elu", input)
     _floating("elu_cpu", x)
+    if inplace:
+        from gradshell.ops.inplace import check_inplace
+
+        check_inplace(x)
     d = x._data
     xp = array_module(d)
     r = xp.where(d > 0, d, xp.expm1(d) * d.dtype.type(alpha)).astype(x._dtype.np, copy=False)
     res = wrap(as_array(r), x._dtype)
     if needs_grad(x):
-        node = EluBackward0()
+        node = EluBackward1() if inplace else EluBackward0()
         node.alpha, node.scale, node.input_scale = alpha, 1.0, 1.0
-        node.save("self", x)
+        if inplace:
+            node.save("result", res, is_output=True)
+        else:
+            node.save("self", x)
         record(node, (x,), res)
     return _inplace_result(x, res) if inplace else res
 
@@ -207,6 +239,10 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """x * sigmoid(x) (also called swish)."""
     x = _input("silu", input)
     _floating("silu_cpu", x)
+    if inplace:  # the backward needs the old x: run on a snapshot, then write back
+        from gradshell.ops.inplace import apply_inplace
+
+        return apply_inplace(x, silu, (), {}, "silu_")
     d = x._data
     xp = array_module(d)
     r = d / (1 + xp.exp(-d))
@@ -215,7 +251,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         node = SiluBackward0()
         node.save("self", x)
         record(node, (x,), res)
-    return _inplace_result(x, res) if inplace else res
+    return res
 
 
 # -- softmax / log_softmax ---------------------------------------------------------------------
@@ -547,8 +583,8 @@ class BinaryCrossEntropyBackward0(Node):
             denom = ((1 - x) * x).clamp(min=_EPSILON)
             gx = g * (x - t) / denom
         if self.needs[1]:
-            gt = g * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
-        return gx, gt, None
+            gt = g * ((1 - x).log() - x.log())  # (unclamped, as PyTorch: ±inf at 0 and 1)
+        return gx, gt
 
 
 def binary_cross_entropy(
@@ -590,7 +626,7 @@ def binary_cross_entropy(
         node.save("target", t)
         if weight is not None:
             node.save("weight", weight)
-        record(node, (x, t, weight), res)
+        record(node, (x, t), res)
     return res
 
 
@@ -616,7 +652,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         if self.needs[1]:
             gt = -x if pw is None else (pw - 1) * softplus(-x) - x
             gt = g * gt
-        return gx, gt, None, None
+        return gx, gt
 
 
 def binary_cross_entropy_with_logits(
@@ -665,7 +701,7 @@ def binary_cross_entropy_with_logits(
             node.save("weight", weight)
         if pos_weight is not None:
             node.save("pos_weight", pos_weight)
-        record(node, (x, t, weight, pos_weight), res)
+        record(node, (x, t), res)
     return res
 
 
@@ -679,9 +715,13 @@ class NllLossBackward0(Node):
         self.saved("target")
         self.saved("total_weight")
         pattern = self.pattern  # -w[t] one-hot (already divided for mean), input's shape
-        if self.reduction == "none":
-            g = g.unsqueeze(1) if self.input_ndim > 1 else g
+        if self.reduction == "none" and self.input_ndim > 1:
+            g = g.unsqueeze(1)  # (N, ...) → (N, 1, ...) against the class dimension
         return (g * pattern,)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """nll_loss over images (N, C, H, W): the same constant pattern times the gradient."""
 
 
 def _check_target(x: Tensor, target: Tensor) -> None:
@@ -732,6 +772,12 @@ def nll_loss(
             f"Expected target size {list(x._data.shape[:1] + x._data.shape[2:])}, got "
             f"{list(target._data.shape)}"
         )
+    if nd == 3 or nd > 4:
+        # PyTorch runs these through its 2-D (image) kernel: view to (N, C, 1, -1) and back
+        n, c = x._data.shape[:2]
+        flat_t = target.reshape(n, 1, -1)
+        out = nll_loss(x.view(n, c, 1, -1), flat_t, weight, None, ignore_index, None, reduction)
+        return out.view(target._data.shape) if reduction == "none" else out
     xd = x._data
     xp = array_module(xd)
     classes = xd.shape[1] if nd > 1 else xd.shape[0]
@@ -765,7 +811,7 @@ def nll_loss(
         else:
             moved = xp.moveaxis(xd, 1, -1).shape
             pat = xp.moveaxis(pat.reshape(moved), -1, 1)
-        node = NllLossBackward0()
+        node = NllLoss2DBackward0() if nd == 4 else NllLossBackward0()
         node.reduction = reduction
         node.input_ndim = nd
         node.ignore_index = ignore_index
@@ -858,5 +904,18 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     out = (d[..., None] == xp.arange(num_classes)).astype(np.int64)
     return wrap(as_array(out), dtypes.int64)
 
+
+def _softmax_method(self, dim, dtype=None):
+    """softmax along `dim`."""
+    return softmax(self, dim, dtype=dtype)
+
+
+def _log_softmax_method(self, dim, dtype=None):
+    """log_softmax along `dim`."""
+    return log_softmax(self, dim, dtype=dtype)
+
+
+Tensor.softmax = _softmax_method
+Tensor.log_softmax = _log_softmax_method
 
 _ = (BOOL, math, reduction, relu)

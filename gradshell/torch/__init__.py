@@ -262,6 +262,10 @@ scatter = _idx.scatter
 scatter_add = _idx.scatter_add
 index_select = _idx.index_select
 index_add = _idx.index_add
+from gradshell.ops import nn as _nn_ops  # noqa: E402
 from gradshell.ops import return_types  # noqa: E402
-from gradshell.torch import nn  # noqa: E402 - needs the namespace above
-from gradshell.torch import optim  # noqa: E402
+from gradshell.torch import nn, optim  # noqa: E402 - they use the namespace above
+
+softmax = _nn_ops.softmax
+log_softmax = _nn_ops.log_softmax
+dropout = _nn_ops.dropout

@@ -41,7 +41,9 @@ def gather_case(draw):
     shape = draw(SHAPES)
     a = draw(hnp.arrays(np.float32, shape, elements=VALUES))
     d = draw(st.integers(0, len(shape) - 1))
-    ishape = tuple(draw(st.integers(1, s)) if k != d else draw(st.integers(1, 5)) for k, s in enumerate(shape))
+    ishape = tuple(
+        draw(st.integers(1, s)) if k != d else draw(st.integers(1, 5)) for k, s in enumerate(shape)
+    )
     idx = draw(hnp.arrays(np.int64, ishape, elements=st.integers(0, shape[d] - 1)))
     return a, d, idx
 
@@ -61,7 +63,9 @@ def test_scatter_and_scatter_add(case, data):
     if idx.shape[d] > a.shape[d]:
         idx = idx[(slice(None),) * d + (slice(0, a.shape[d]),)]
     # scatter with duplicate indices is nondeterministic in PyTorch: make them unique
-    uniq = np.argsort(data.draw(hnp.arrays(np.float64, a.shape, elements=st.floats(0, 1), unique=True)), axis=d)
+    uniq = np.argsort(
+        data.draw(hnp.arrays(np.float64, a.shape, elements=st.floats(0, 1), unique=True)), axis=d
+    )
     uniq = uniq[tuple(slice(0, s) for s in idx.shape)]
     src = data.draw(hnp.arrays(np.float32, idx.shape, elements=VALUES))
     check(lambda t, x, i, s: x.scatter(d, i, s), a, long(uniq), src)
@@ -83,7 +87,14 @@ def test_index_select_and_index_add(a, data):
 
 
 @settings(max_examples=30, deadline=None)
-@given(a=hnp.arrays(np.float32, hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=4), elements=VALUES), data=st.data())
+@given(
+    a=hnp.arrays(
+        np.float32,
+        hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=4),
+        elements=VALUES,
+    ),
+    data=st.data(),
+)
 def test_advanced_indexing_accumulates_repeats(a, data):
     n = a.shape[0]
     rows = data.draw(st.lists(st.integers(-n, n - 1), min_size=0, max_size=6))
@@ -97,7 +108,14 @@ def test_advanced_indexing_accumulates_repeats(a, data):
 
 
 @settings(max_examples=25, deadline=None)
-@given(a=hnp.arrays(np.float32, hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=4), elements=VALUES), data=st.data())
+@given(
+    a=hnp.arrays(
+        np.float32,
+        hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=4),
+        elements=VALUES,
+    ),
+    data=st.data(),
+)
 def test_index_assignment(a, data):
     m = data.draw(hnp.arrays(np.bool_, a.shape))
 

@@ -97,7 +97,10 @@ def test_tril_triu_diagonal(a, k):
 
 
 @settings(max_examples=20, deadline=None)
-@given(a=hnp.arrays(np.float32, hnp.array_shapes(min_dims=1, max_dims=4, max_side=3), elements=VALUES), data=st.data())
+@given(
+    a=hnp.arrays(np.float32, hnp.array_shapes(min_dims=1, max_dims=4, max_side=3), elements=VALUES),
+    data=st.data(),
+)
 def test_older_views(a, data):
     nd = a.ndim
     d = data.draw(st.integers(-nd, nd - 1))
