@@ -22,3 +22,29 @@ def setup_shell() -> None:
 
     magics.register_all()
     register_session_hook(magics.install)
+
+
+def configure(
+    session: object,
+    *,
+    mode: str | None = None,
+    xmode: str | None = None,
+    lang: str | None = None,
+) -> None:
+    """Set a session's visualisation (`on|off|compact`), exception mode (`plain|explain`)
+    and language (`en|zh`) — what lessons use to turn explanations on by default."""
+    from gradshell.viz import magics
+
+    state = magics.state_of(session)  # type: ignore[arg-type]
+    if mode is not None:
+        if mode not in magics.MODES:
+            raise ValueError(f"mode must be one of {magics.MODES}")
+        state.set_mode(mode)
+    if xmode is not None:
+        if xmode not in magics.XMODES:
+            raise ValueError(f"xmode must be one of {magics.XMODES}")
+        state.xmode = xmode
+    if lang is not None:
+        if lang not in magics.LANGS:
+            raise ValueError(f"lang must be one of {magics.LANGS}")
+        state.lang = lang

@@ -218,6 +218,7 @@ class Explanation:
     chains: list[Chain] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
+    partial: bool = False  # the pass was asked for some inputs only (autograd.grad, inputs=)
 
 
 def _sum_to(a: np.ndarray, shape: tuple) -> np.ndarray:
@@ -361,6 +362,7 @@ def build(
         cause=trace.cause if trace is not None else "",
         grad_root=_np(grad_root),
         notes=notes,
+        partial=trace is not None and trace.inputs is not None,
     )
     if trace is not None and trace.error is not None:
         ex.error = f"{type(trace.error).__name__}: {trace.error}"
@@ -585,7 +587,7 @@ def _every(v: np.ndarray | None) -> str:
 
 def header_text(ex: Explanation) -> str:
     """The first line: what pass this is."""
-    call = f"{ex.root_label}.backward()"
+    call = f"{ex.root_label}.backward()" if not ex.partial else f"the pass from {ex.root_label}"
     if ex.ran:
         where = f" — {ex.cause}" if ex.cause else ""
         return f"what {call} did (backward #{ex.call}{where})"

@@ -57,8 +57,9 @@ class VizState:
                 if rec.pending:
                     from gradshell.viz.panels import changes_view
 
-                    items = rec.take_pending(namer_for(session))
-                    view = changes_view(items, namer_for(session), self.mode)
+                    namer = namer_for(session)
+                    items = rec.take_pending(namer)
+                    view = changes_view(items, namer, self.mode)
                     if view is not None:
                         parts.append(view)
             if self.xmode == "explain" and session.viz:

@@ -39,6 +39,7 @@ class Trace:
     grad_roots: tuple
     retain_graph: bool
     create_graph: bool
+    inputs: tuple | None = None
     cause: str = ""
     saved: dict = field(default_factory=dict)  # node -> (saved dict, legacy-kept dict)
     runs: list = field(default_factory=list)  # (node, grads in, grads out)
@@ -138,18 +139,22 @@ class Recorder:
         return s.execution_count if s is not None else 0
 
     def learner_line(self) -> str:
-        """The learner's source line that is running now ('' outside learner code)."""
+        """The learner's line running now ('' outside learner code): the statement typed,
+        with the line inside a function of theirs when the change happened there."""
         s = self._session()
         if s is None:
             return ""
         sources = s.sources
         frame = sys._getframe(1)
+        inner = outer = ""
         while frame is not None:
             name = frame.f_code.co_filename
             if name in sources:
-                return sources.line(name, frame.f_lineno)
+                outer = sources.line(name, frame.f_lineno)
+                inner = inner or outer
             frame = frame.f_back
-        return ""
+        # the statement typed, and the line inside the learner's function that did it
+        return outer if inner == outer else f"{outer} → {inner}"
 
     def _add(self, t: Any, entry: Entry, grad: Any, before: Any = _UNSET) -> None:
         entry.cell = self._cell()
@@ -181,7 +186,12 @@ class Recorder:
         # Number the passes per session ("backward #2"), not by the engine's global count.
         self.backward_count += 1
         trace = Trace(
-            self.backward_count, ev.roots, ev.grad_roots, ev.retain_graph, ev.create_graph
+            self.backward_count,
+            ev.roots,
+            ev.grad_roots,
+            ev.retain_graph,
+            ev.create_graph,
+            inputs=ev.inputs,
         )
         trace.cause = self.learner_line()
         for node in graph_nodes(ev.roots):

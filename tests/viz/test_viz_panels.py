@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gradshell.core import events
 from gradshell.shell.session import Session
-from gradshell.viz import common
+from gradshell.viz import common, recorder
 from gradshell.viz.magics import state_of
 
 
@@ -168,3 +168,54 @@ def test_reassigned_name_keeps_the_old_tensors_history_apart(vs):
     )
     r = vs.run_cell("%ledger x")
     assert "no recorded changes" in r.visual
+
+
+def test_a_failing_listener_never_breaks_backward(vs, monkeypatch):
+    def boom(self, ev):
+        raise ValueError("boom")
+
+    monkeypatch.setitem(recorder._HANDLERS, events.GradAccumulated, boom)
+    vs.run_cell("x = torch.ones(2, requires_grad=True)")
+    r = vs.run_cell("(x * 2).sum().backward()")
+    assert r.error is None
+    assert vs.run_cell("x.grad").output == "tensor([2., 2.])\n"
+    assert (
+        "recording stopped after an internal error: ValueError: boom" in vs.run_cell("%viz").output
+    )
+    assert events.active == []
+
+
+def test_configure_for_lessons(vs):
+    from gradshell.viz import configure
+
+    configure(vs, xmode="explain", lang="zh", mode="compact")
+    vs.run_cell("x = torch.ones(3, requires_grad=True)")
+    r = vs.run_cell("(x * 2).backward()")
+    assert "发生了什么" in r.visual
+    try:
+        configure(vs, lang="fr")
+    except ValueError as exc:
+        assert "lang" in str(exc)
+    else:
+        raise AssertionError("an unknown language must be refused")
+
+
+def test_model_like_zero_grad_is_recorded(vs):
+    vs.run_cell(
+        "class M:\n"
+        "    def __init__(self):\n"
+        "        self.w = torch.ones(2, requires_grad=True)\n"
+        "    def zero_grad(self, set_to_none=True):\n"
+        "        if set_to_none:\n"
+        "            self.w.grad = None\n"
+        "        else:\n"
+        "            self.w.grad.zero_()\n"
+    )
+    vs.run_cell("m = M()")
+    vs.run_cell("(m.w * 3).sum().backward()")
+    r = vs.run_cell("m.zero_grad(set_to_none=False)")
+    assert "m.w.grad" in r.visual and "[3., 3.] → zeros" in r.visual
+    assert "zeroed: m.zero_grad(set_to_none=False) → self.w.grad.zero_()" in r.visual
+    vs.run_cell("(m.w * 3).sum().backward()")
+    r = vs.run_cell("m.zero_grad()")
+    assert "[3., 3.] → None" in r.visual
