@@ -399,3 +399,251 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
             node.save("mat2", mat2)
         record(node, (self, mat1, mat2), res)
     return res
+
+
+_EINSUM_CAP = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _einsum_terms(equation: str, n_ops: int):
+    """Parse 'ij,jk->ik' into per-operand label lists ('...' kept as one token) and the
+    output labels (None when implicit), checking the subscripts as PyTorch does."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    pos = 0
+    terms: list = []
+    for term in lhs.split(","):
+        labels = []
+        i = 0
+        while i < len(term):
+            if term.startswith("...", i):
+                labels.append("...")
+                i += 3
+                continue
+            ch = term[i]
+            if not ch.isalpha() or not ch.isascii():
+                raise RuntimeError(
+                    f"einsum(): invalid subscript given at index {pos + i} in the equation "
+                    "string, subscripts must be in [a-zA-Z]"
+                )
+            labels.append(ch)
+            i += 1
+        terms.append(labels)
+        pos += len(term) + 1
+    if len(terms) > n_ops:
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < n_ops:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    out = None
+    if arrow:
+        out = []
+        i = 0
+        while i < len(rhs):
+            if rhs.startswith("...", i):
+                out.append("...")
+                i += 3
+                continue
+            ch = rhs[i]
+            if not ch.isalpha() or not ch.isascii():
+                raise RuntimeError(
+                    f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the "
+                    "equation string, subscripts must be in [a-zA-Z]"
+                )
+            if ch in out:
+                raise RuntimeError(
+                    f"einsum(): output subscript {ch} appears more than once in the output"
+                )
+            if not any(ch in t for t in terms):
+                raise RuntimeError(
+                    f"einsum(): output subscript {ch} does not appear in the equation for any "
+                    "input operand"
+                )
+            out.append(ch)
+            i += 1
+    return terms, out
+
+
+def einsum(equation: str, *operands):
+    """Einstein summation: contract operands by subscript labels ('ij,jk->ik' is a matrix
+    product, 'ii->' a trace, 'i,j->ij' an outer product, 'bij,bjk->bik' batched).
+
+    Built as PyTorch builds it: each operand's repeated labels become a diagonal, every
+    operand is permuted (with size-1 dims for missing labels) into one order (output labels
+    first), a single operand is summed, and pairs are multiplied (no shared summed label)
+    or contracted with bmm."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            raise TypeError(
+                f"einsum(): argument 'operands' must be tuple of Tensors, but found element of "
+                f"type {type(op).__name__} at pos {i}"
+            )
+    terms, out = _einsum_terms(equation, len(operands))
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    dt0 = operands[0]._dtype
+    for op in operands[1:]:
+        if op._dtype is not dt0:
+            raise RuntimeError(
+                f"expected scalar type {_EINSUM_CAP[dt0.name]} but found "
+                f"{_EINSUM_CAP[op._dtype.name]}"
+            )
+    # expand '...' into numbered broadcast labels, right-aligned across operands
+    n_ell = 0
+    expanded = []
+    for k, (labels, op) in enumerate(zip(terms, operands, strict=True)):
+        nd = op._data.ndim
+        if "..." in labels:
+            covered = nd - (len(labels) - 1)
+            if covered < 0:
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(labels) - 1}) is "
+                    f"more than the number of dimensions ({nd}) for operand {k}"
+                )
+            n_ell = max(n_ell, covered)
+            i = labels.index("...")
+            labels = labels[:i] + [("...", covered, j) for j in range(covered)] + labels[i + 1 :]
+        elif len(labels) != nd:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(labels)}) does not "
+                f"match the number of dimensions ({nd}) for operand {k} and no ellipsis was given"
+            )
+        expanded.append(labels)
+    # name the ellipsis dims by their distance from the right: 0 is the last one
+    named = []
+    for labels in expanded:
+        named.append([(-(lab[1] - lab[2])) if isinstance(lab, tuple) else lab for lab in labels])
+    ell_labels = [-(n_ell - j) for j in range(n_ell)]
+    counts: dict = {}
+    for labels in named:
+        for lab in set(labels):
+            counts[lab] = counts.get(lab, 0) + 1
+    letters = [lab for lab in counts if isinstance(lab, str)]
+    if out is None:
+        single = [lab for lab in letters if sum(labels.count(lab) for labels in named) == 1]
+        out_labels = ell_labels + sorted(single)
+    else:
+        out_labels = []
+        for lab in out:
+            out_labels.extend(ell_labels if lab == "..." else [lab])
+        if "..." not in out:
+            out_labels = [lab for lab in out_labels if not isinstance(lab, int)]
+    seen_order = []
+    for labels in named:
+        for lab in labels:
+            if lab not in seen_order:
+                seen_order.append(lab)
+    contract = [lab for lab in seen_order if lab not in out_labels]
+    canon = out_labels + contract
+    # check sizes (size 1 broadcasts)
+    sizes: dict = {}
+    for k, (labels, op) in enumerate(zip(named, operands, strict=True)):
+        for lab, s in zip(labels, op._data.shape, strict=True):
+            prev = sizes.get(lab)
+            if prev is None or prev == 1:
+                sizes[lab] = s
+            elif s != prev and s != 1:
+                raise RuntimeError(
+                    f"einsum(): subscript {lab} has size {s} for operand {k} which does not "
+                    f"broadcast with previously seen size {prev}"
+                )
+    aligned = [_einsum_align(op, labels, canon) for op, labels in zip(operands, named, strict=True)]
+    present = [set(labels) for labels in named]
+    n_out = len(out_labels)
+    if len(aligned) == 1:
+        result = aligned[0]
+        if contract:
+            result = result.sum(tuple(range(n_out, len(canon))))
+        return result
+    result, have = aligned[0], present[0]
+    for i in range(1, len(aligned)):
+        later = set().union(*present[i + 1 :]) if i + 1 < len(present) else set()
+        other, other_have = aligned[i], present[i]
+        # labels only one side has, that nothing later needs: sum them out first
+        for side in (0, 1):
+            t, h, o = (result, have, other_have) if side == 0 else (other, other_have, have)
+            only = [
+                canon.index(lab)
+                for lab in contract
+                if lab in h and lab not in o and lab not in later
+            ]
+            if only:
+                t = t.sum(tuple(only), keepdim=True)
+                h = h - {canon[d] for d in only}
+            if side == 0:
+                result, have = t, h
+            else:
+                other, other_have = t, h
+        summed = [
+            canon.index(lab)
+            for lab in contract
+            if lab in have and lab in other_have and lab not in later
+        ]
+        if summed:
+            result = _sumproduct_pair(result, other, summed, have, other_have, canon)
+        else:
+            result = result * other
+        have = (have | other_have) - {canon[d] for d in summed}
+    if len(canon) > n_out:
+        result = result.view(tuple(sizes.get(lab, 1) if lab in have else 1 for lab in out_labels))
+    return result
+
+
+def _einsum_align(op: Tensor, labels: list, canon: list) -> Tensor:
+    """`op` with repeated labels reduced to diagonals, then unsqueezed and permuted so its
+    dims follow `canon` (size 1 for labels it lacks)."""
+    labels = list(labels)
+    while True:
+        dup = next((lab for lab in labels if labels.count(lab) > 1), None)
+        if dup is None:
+            break
+        i = labels.index(dup)
+        j = labels.index(dup, i + 1)
+        op = op.diagonal(0, i, j)
+        labels = [lab for k, lab in enumerate(labels) if k not in (i, j)] + [dup]
+    missing = [lab for lab in canon if lab not in labels]
+    for _ in missing:
+        op = op.unsqueeze(op._data.ndim)
+    labels = labels + missing
+    return op.permute(tuple(labels.index(lab) for lab in canon))
+
+
+def _sumproduct_pair(a: Tensor, b: Tensor, summed: list, a_has: set, b_has: set, canon: list):
+    """Contract a and b (both in canonical layout) over the dims `summed` with one bmm:
+    batch dims (in both), a-only dims, the summed dims, b-only dims."""
+    nd = len(canon)
+    both = [d for d in range(nd) if d not in summed and canon[d] in a_has and canon[d] in b_has]
+    lo = [d for d in range(nd) if d not in summed and canon[d] in a_has and canon[d] not in b_has]
+    ro = [d for d in range(nd) if d not in summed and canon[d] in b_has and canon[d] not in a_has]
+    rest = [
+        d for d in range(nd) if d not in summed and d not in both and d not in lo and d not in ro
+    ]
+    sa, sb = a._data.shape, b._data.shape
+    batch = [max(sa[d], sb[d]) for d in both]
+    if any(sa[d] != s for d, s in zip(both, batch, strict=True)):
+        a = a.expand(tuple(batch[both.index(d)] if d in both else sa[d] for d in range(nd)))
+    if any(sb[d] != s for d, s in zip(both, batch, strict=True)):
+        b = b.expand(tuple(batch[both.index(d)] if d in both else sb[d] for d in range(nd)))
+    sa, sb = a._data.shape, b._data.shape
+    nb = _prod(sa[d] for d in both)
+    nl = _prod(sa[d] for d in lo)
+    ns = _prod(sa[d] for d in summed)
+    nr = _prod(sb[d] for d in ro)
+    left = a.permute(tuple(both + lo + summed + ro + rest)).reshape(nb, nl, ns)
+    right = b.permute(tuple(both + summed + ro + lo + rest)).reshape(nb, ns, nr)
+    prod = bmm(left, right)
+    order = both + lo + summed + ro + rest
+    shape = tuple(sa[d] if d in both or d in lo else (sb[d] if d in ro else 1) for d in order)
+    prod = prod.view(shape)
+    inverse = [order.index(d) for d in range(nd)]
+    return prod.permute(tuple(inverse))

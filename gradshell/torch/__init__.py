@@ -269,3 +269,5 @@ from gradshell.torch import nn, optim  # noqa: E402 - they use the namespace abo
 softmax = _nn_ops.softmax
 log_softmax = _nn_ops.log_softmax
 dropout = _nn_ops.dropout
+einsum = _la.einsum
+addmm = _la.addmm

@@ -70,3 +70,12 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
 
 
 detect_anomaly = set_detect_anomaly
+
+# torch.autograd.functional (jacobian, hessian, ...): registered as a submodule so that
+# `import torch.autograd.functional` and `from torch.autograd.functional import jacobian` work
+# while this module stays a single file.
+import sys as _sys  # noqa: E402
+
+from gradshell.torch import _autograd_functional as functional  # noqa: E402
+
+_sys.modules[__name__ + ".functional"] = functional
