@@ -65,21 +65,26 @@ def build_prompt_session(session: Session, *, input: Any = None, output: Any = N
     from gradshell.shell.completion import make_completer
     from gradshell.shell.history import history_path
 
-    bindings = KeyBindings()
+    from prompt_toolkit.enums import DEFAULT_BUFFER
+    from prompt_toolkit.filters import has_focus
 
-    @bindings.add("enter")
+    bindings = KeyBindings()
+    editing = has_focus(DEFAULT_BUFFER)  # not while searching history (Ctrl-R)
+
+    @bindings.add("enter", filter=editing)
     def _enter(event: Any) -> None:
         buffer = event.current_buffer
         if buffer.complete_state is not None and buffer.complete_state.current_completion:
             buffer.apply_completion(buffer.complete_state.current_completion)
             return
         text = buffer.document.text
-        if buffer.document.is_cursor_at_the_end and finished_input(session, text):
+        at_end = buffer.document.is_cursor_at_the_end or "\n" not in text
+        if at_end and finished_input(session, text):
             buffer.validate_and_handle()
             return
         buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
 
-    @bindings.add("escape", "enter")
+    @bindings.add("escape", "enter", filter=editing)
     def _force(event: Any) -> None:
         event.current_buffer.validate_and_handle()
 

@@ -188,6 +188,21 @@ def test_refusals_keep_the_session(repl_factory):
     assert "42" in repl.type("keep + 1")
 
 
+def test_ctrl_r_searches_history(repl_factory):
+    repl = repl_factory()
+    repl.type("searched_name = 777")
+    repl.type("other = 1")
+    repl.child.send("\x12")  # Ctrl-R
+    time.sleep(0.3)
+    repl.child.send("searched")
+    time.sleep(0.3)
+    repl.child.send("\r")  # accept the found line
+    time.sleep(0.3)
+    repl.child.send("\r")  # run it
+    repl.read_until_prompt()
+    assert "777" in repl.type("searched_name")
+
+
 def test_history_is_saved_in_the_data_dir(repl_factory, tmp_path):
     repl = repl_factory()
     repl.type("marker_value = 12345")
