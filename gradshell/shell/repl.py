@@ -57,6 +57,8 @@ def clean_input(text: str) -> str:
 def build_prompt_session(session: Session, *, input: Any = None, output: Any = None) -> Any:
     """A prompt_toolkit PromptSession wired to `session` (input/output for tests)."""
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.enums import DEFAULT_BUFFER
+    from prompt_toolkit.filters import has_focus
     from prompt_toolkit.history import FileHistory, InMemoryHistory
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.lexers import PygmentsLexer
@@ -64,9 +66,6 @@ def build_prompt_session(session: Session, *, input: Any = None, output: Any = N
 
     from gradshell.shell.completion import make_completer
     from gradshell.shell.history import history_path
-
-    from prompt_toolkit.enums import DEFAULT_BUFFER
-    from prompt_toolkit.filters import has_focus
 
     bindings = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER)  # not while searching history (Ctrl-R)
