@@ -707,11 +707,9 @@ def _local_line(step: Step, wrt: str, rhs: str, value: Any, exact: bool, prefix:
     expr = step.expr or step.out_label
     line = Text(prefix + f"∂{wrap_sym(expr)}/∂{wrap_sym(wrt)} = ")
     line.append(rhs, style="yellow")
-    v = np.asarray(value, np.float64)
-    text = _value_text(v)
-    if not exact or text != rhs:
-        if not (exact and text == rhs):
-            line.append(f" = {text}")
+    text = _value_text(np.asarray(value, np.float64))
+    if text != rhs:
+        line.append(f" = {text}")
     return line
 
 

@@ -164,10 +164,10 @@ def _add(c: Ctx) -> Formula:
     a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
     alpha = c.attr("alpha")
     expr = f"{a} + {b}" if alpha == 1 else f"{a} + {_num(alpha)}·{b}"
-    one = _const(1)
+    one, other = _const(1), _const(alpha)
     if c.same_input:
-        one.merged = _num(1 + alpha)
-    return Formula(expr, [one, _const(alpha)])
+        one.merged = other.merged = _num(1 + alpha)
+    return Formula(expr, [one, other])
 
 
 @_register("SubBackward0")
@@ -175,10 +175,10 @@ def _sub(c: Ctx) -> Formula:
     a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
     alpha = c.attr("alpha")
     expr = f"{a} − {b}" if alpha == 1 else f"{a} − {_num(alpha)}·{b}"
-    first = _const(1)
+    first, second = _const(1), _const(-alpha)
     if c.same_input:
-        first.merged = _num(1 - alpha)
-    return Formula(expr, [first, _const(-alpha)])
+        first.merged = second.merged = _num(1 - alpha)
+    return Formula(expr, [first, second])
 
 
 @_register("RsubBackward1")

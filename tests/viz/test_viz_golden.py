@@ -99,5 +99,9 @@ def test_explain_without_formula_and_with_gradient_argument(vs, run_cells, golde
         "m = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)",
         "v = (m @ m.t()).sum()",
         "%explain v",
+        "a = torch.tensor([1., 2.], requires_grad=True)",
+        "b = a + a",
+        "c = (b * a).sum()",
+        "%explain c",
     ]
     golden("explain_more.txt", run_cells(vs, cells))
