@@ -250,7 +250,8 @@ class _Saved:
     def __init__(self, trace: Trace | None) -> None:
         self.trace = trace
 
-    def getter(self, node: Any):
+    def getter(self, node: Any) -> Any:
+        """A `saved(name)` function for `node`."""
         if self.trace is None or node not in self.trace.saved:
             return node.saved
         saved, kept = self.trace.saved[node]
@@ -275,6 +276,7 @@ class _Labels:
         self.memo: dict = {}
 
     def of(self, node: Any, nr: int = 0, depth: int = 0) -> str:
+        """The symbol of output `nr` of `node`."""
         if node is None:
             return "c"
         key = (node, nr)
@@ -307,6 +309,7 @@ class _Labels:
         return f.expr
 
     def ctx(self, node: Any, depth: int = 0, out_shape: tuple = ()) -> Ctx:
+        """What `node`'s formula may read."""
         nexts = node.next_functions
         syms = [self._input_sym(node, i, nxt, nr, depth) for i, (nxt, nr) in enumerate(nexts)]
         meta = getattr(node, "_meta", None) or ()
