@@ -313,11 +313,15 @@ class Recorder:
         return out
 
     def trace_for(self, root: Any) -> Trace | None:
-        """The latest backward pass that started at `root` (None if none was recorded)."""
+        """The latest backward pass that started at `root` and worked (else the latest
+        that failed; None if none was recorded)."""
+        failed = None
         for trace in reversed(self.traces):
             if any(r is root for r in trace.roots):
-                return trace
-        return None
+                if trace.error is None:
+                    return trace
+                failed = failed or trace
+        return failed
 
 
 _HANDLERS = {

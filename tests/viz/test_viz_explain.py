@@ -129,3 +129,12 @@ def test_acc_steps_report_first_and_later_gradients(vs):
     vs.run_cell("y.backward(retain_graph=True)")
     r = vs.run_cell("%explain y --preview")
     assert "x.grad would += 2   (2 → 4)" in r.visual
+
+
+def test_a_failed_second_pass_does_not_hide_the_one_that_worked(vs):
+    vs.run_cell("x = torch.ones(2, requires_grad=True)")
+    vs.run_cell("y = (x * x).sum()")
+    vs.run_cell("y.backward()")
+    assert vs.run_cell("y.backward()").error is not None  # buffers freed
+    r = vs.run_cell("%explain y")
+    assert "backward #1" in r.visual and "x.grad += 2" in r.visual
