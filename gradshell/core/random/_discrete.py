@@ -9,8 +9,9 @@
   in double, then cast.
 * ``multinomial``: without replacement (or for a single sample) it is the Gumbel-top-k trick,
   ``exponential_(1)`` on a tensor shaped like the probabilities, ``p / q``, then ``argmax`` or
-  ``topk``; with replacement, per row, a float cumulative sum normalised by its total, and a
-  lower-bound binary search for each 53-bit double uniform.
+  ``topk``; with replacement, per row, a cumulative sum in the accumulation type (float for
+  half) normalised by its total, and a lower-bound binary search for each 53-bit double
+  uniform.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def multinomial(engine: Engine, probs: np.ndarray, n_sample: int, replacement: b
         if (rows.sum(axis=1, dtype=np.float64) <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         q = cast_float(exponential(engine, rows.size, 1.0), probs.dtype).reshape(rows.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             keys = rows / q
         if n_sample == 1:
             # argmax: first maximal index, NaN counting as the maximum
@@ -151,7 +152,9 @@ def _with_replacement(engine: Engine, rows: np.ndarray, n_sample: int) -> np.nda
             raise RuntimeError(
                 "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
             )
-        cum = np.cumsum(row, dtype=row.dtype)  # sequential, rounding in the row's dtype
+        # sequential sums in the accumulation type (float for half), rounding at each step
+        acc = np.float32 if row.dtype == np.float16 else row.dtype
+        cum = np.cumsum(row, dtype=acc)
         total = cum[-1]
         if not total > 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")

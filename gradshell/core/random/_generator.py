@@ -324,8 +324,13 @@ class Generator:
             return np.ones(shape, dtype=dt)
         if p == 1.0:
             return np.zeros(shape, dtype=dt)
-        keep = _discrete.bernoulli_scalar(self._engine, n, 1.0 - p).astype(dt)
-        return (keep / dt.type(1.0 - p)).reshape(shape)
+        keep = _discrete.bernoulli_scalar(self._engine, n, 1.0 - p)
+        if dt == np.float16:
+            # half divides by a scalar in float and rounds once to half
+            mask = (keep.astype(np.float32) / np.float32(1.0 - p)).astype(np.float16)
+        else:
+            mask = keep.astype(dt) / dt.type(1.0 - p)
+        return mask.reshape(shape)
 
 
 default_generator = Generator()

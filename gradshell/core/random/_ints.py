@@ -90,7 +90,8 @@ def _as_int64(value, what: str) -> int:
 
 def _cast_to_int(info: DtypeInfo, v: int) -> int:
     # static_cast<int64_t>(static_cast<scalar_t>(v)), with x86's answer for infinities
-    f = info.np_dtype.type(v) if abs(v) < 2**120 else info.np_dtype.type(np.inf)
+    with np.errstate(over="ignore"):
+        f = info.np_dtype.type(v) if abs(v) < 2**120 else info.np_dtype.type(np.inf)
     if not np.isfinite(f):
         return INT64_MIN
     return int(f)
