@@ -291,7 +291,9 @@ def value_is_api(value: Any) -> bool:
             or value in EXTRA_CONSTRUCTORS
             or is_exposed(value)
         )
-    if isinstance(value, types.FunctionType | types.BuiltinFunctionType | types.MethodType):
+    if isinstance(value, types.FunctionType | types.MethodType):
+        return call_allowed(value)
+    if isinstance(value, types.BuiltinFunctionType):
         return is_exposed(value) or _module_name_is_api(getattr(value, "__module__", None))
     return True  # plain data and instances: their own policy applies when used
 

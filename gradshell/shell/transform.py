@@ -234,8 +234,3 @@ def add_displays(tree: ast.Module, rule: str) -> ast.Module:
         node = tree.body[-1]
         node.value = _call("_gs_display", [node.value], node)
     return tree
-
-
-def finish(tree: ast.Module) -> ast.Module:
-    """Fill in locations of nodes the passes created."""
-    return ast.fix_missing_locations(tree)

@@ -123,7 +123,17 @@ def test_chained_exceptions_from_learner_code(session):
 
 @pytest.mark.parametrize(
     "source",
-    ["x = (", "x = )", "for i in range(3)\n    pass", "def f(:\n  pass", "  x = 1", "x = 1 +"],
+    [
+        "x = (",
+        "x = )",
+        "for i in range(3)\n    pass",
+        "def f(:\n  pass",
+        "  x = 1",
+        "x = 1 +",
+        "if True:",
+        "def f():\nreturn 1",
+        "if x:\n    pass\n  else:\n    pass",
+    ],
 )
 def test_syntax_errors_print_as_python_does(session, source):
     result = session.run_cell(source + "\n")
