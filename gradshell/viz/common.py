@@ -86,9 +86,16 @@ def as_array(value: Any) -> np.ndarray | None:
     return np.asarray(value)
 
 
-def compact(value: Any, floating: bool | None = None) -> str:
+def compact(
+    value: Any,
+    floating: bool | None = None,
+    *,
+    threshold: Any = None,
+    edgeitems: Any = None,
+) -> str:
     """A tensor's values on one line, in PyTorch's number format and summarised as PyTorch
-    summarises large tensors (the printers' own `values_str`, whitespace folded)."""
+    summarises large tensors (the printers' own `values_str`, whitespace folded);
+    `threshold`/`edgeitems` override the current print options."""
     if value is None:
         return "None"
     from gradshell.printing.modern import values_str
@@ -101,6 +108,10 @@ def compact(value: Any, floating: bool | None = None) -> str:
     for name in opts.__slots__:
         setattr(opts, name, getattr(OPTS, name))
     opts.linewidth = 10**9  # one line per row; rows are joined below
+    if threshold is not None:
+        opts.threshold = threshold
+    if edgeitems is not None:
+        opts.edgeitems = edgeitems
     if arr.ndim == 0:
         return number(arr.item())
     text = values_str(arr, floating, 0, opts)

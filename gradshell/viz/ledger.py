@@ -10,6 +10,7 @@ small whatever the tensors' size.
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from gradshell.viz.common import Namer, as_array, compact, display_name
 
-#: Tensors with more elements keep only their summarised text in the ledger.
+#: Snapshots with more elements count against LARGE_BUDGET.
 KEEP_ARRAY_MAX = 4096
 #: Entries kept per tensor (the oldest are dropped and counted).
 MAX_ENTRIES = 256
@@ -25,36 +26,83 @@ MAX_ENTRIES = 256
 KINDS = ("backward", "retain", "zero", "none", "assign", "inplace", "unseen")
 
 
+#: Bytes of large snapshots kept as arrays; beyond it the oldest become text only.
+LARGE_BUDGET = 64 * 2**20
+_large: deque = deque()
+_large_bytes = [0]
+
+
 class Snap:
-    """A copy of a gradient's values at one moment (or only its text when large)."""
+    """A copy of a gradient's values at one moment.
 
-    __slots__ = ("array", "text", "shape", "floating")
+    Large snapshots stay whole while they fit in LARGE_BUDGET; beyond it the oldest keep
+    only the elements a summarised print shows (the first and last `edgeitems` along each
+    dimension) and the print options of that moment, so the printer can still write their
+    text later while a long loop of backward passes costs neither memory nor formatting.
+    """
 
-    def __init__(self, value: Any) -> None:
+    __slots__ = ("array", "text", "shape", "dtype", "floating", "edges", "__weakref__")
+
+    def __init__(self, value: Any, fresh: bool = False) -> None:
         arr = as_array(value)
         self.shape = tuple(arr.shape)
+        self.dtype = arr.dtype
         self.floating = arr.dtype.kind == "f"
-        if arr.size <= KEEP_ARRAY_MAX:
-            self.array: np.ndarray | None = np.array(arr, copy=True)
-            self.text: str | None = None
-        else:
-            self.array = None
-            self.text = compact(arr, self.floating)
+        self.text: str | None = None
+        self.edges: tuple | None = None  # (index per dim, kept block, threshold, edgeitems)
+        # `fresh`: the core already copied these values for the event; no second copy.
+        self.array: np.ndarray | None = arr if fresh else np.array(arr, copy=True)
+        if arr.size > KEEP_ARRAY_MAX:
+            _keep_large(self)
 
     def render(self) -> str:
         """The values on one line, PyTorch-formatted and summarised."""
-        if self.text is None:
-            self.text = compact(self.array, self.floating)
+        if self.text is not None:
+            return self.text
+        if self.array is not None:
+            return compact(self.array, self.floating)
+        index, block, threshold, edgeitems = self.edges
+        # Unshown elements are never read by a summarised print: zeros stand in for them.
+        full = np.zeros(self.shape, self.dtype)
+        full[np.ix_(*index)] = block
+        self.text = compact(full, self.floating, threshold=threshold, edgeitems=edgeitems)
+        self.edges = None
         return self.text
 
+    def shrink(self) -> None:
+        """Keep only what a summarised print shows (or the text, if it is not summarised)."""
+        from gradshell.printing.options import OPTS
+
+        arr = self.array
+        threshold, edgeitems = OPTS.threshold, OPTS.edgeitems
+        if not isinstance(edgeitems, int) or arr.size <= threshold or edgeitems < 1:
+            self.text = compact(arr, self.floating)
+        else:
+            index = [
+                np.r_[0:edgeitems, n - edgeitems : n] if n > 2 * edgeitems else np.arange(n)
+                for n in arr.shape
+            ]
+            self.edges = (index, arr[np.ix_(*index)].copy(), threshold, edgeitems)
+        self.array = None
+
     def is_zero(self) -> bool:
-        """True when every element is zero (unknown for large snapshots: False)."""
+        """True when every element is zero (unknown once shrunk: False)."""
         return self.array is not None and not bool(np.any(self.array))
 
 
-def snap(value: Any) -> Snap | None:
-    """A Snap of a tensor, or None for None."""
-    return None if value is None else Snap(value)
+def _keep_large(s: Snap) -> None:
+    _large.append(s)
+    _large_bytes[0] += s.array.nbytes
+    while _large_bytes[0] > LARGE_BUDGET and len(_large) > 1:
+        old = _large.popleft()
+        if old.array is not None:
+            _large_bytes[0] -= old.array.nbytes
+            old.shrink()
+
+
+def snap(value: Any, fresh: bool = False) -> Snap | None:
+    """A Snap of a tensor, or None for None (`fresh`: the values are already a copy)."""
+    return None if value is None else Snap(value, fresh)
 
 
 @dataclass

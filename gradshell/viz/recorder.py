@@ -236,13 +236,13 @@ class Recorder:
             kind = "retain"
         flows = self._flows.get(key, ())
         shares = [Share(snap(g), src, edge) for src, edge, g in flows] if len(flows) > 1 else []
-        entry = Entry(
+        entry = Entry(  # the event's before/added/after are the core's own copies
             kind,
             cause=trace.cause if trace is not None else self.learner_line(),
             call=trace.call if trace is not None else None,
-            before=snap(ev.before),
-            added=snap(ev.added),
-            after=snap(ev.after),
+            before=snap(ev.before, fresh=True),
+            added=snap(ev.added, fresh=True),
+            after=snap(ev.after, fresh=True),
             shares=shares,
         )
         self._add(t, entry, ev.grad, ev.before)
@@ -273,7 +273,9 @@ class Recorder:
             return
         cause = self.learner_line()
         for t in owners:
-            entry = Entry("zero", cause=cause, before=snap(ev.before), after=snap(t._grad))
+            entry = Entry(
+                "zero", cause=cause, before=snap(ev.before, fresh=True), after=snap(t._grad)
+            )
             self._add(t, entry, t._grad, ev.before)
 
     def _set(self, ev: events.GradSetToNone) -> None:

@@ -219,3 +219,22 @@ def test_model_like_zero_grad_is_recorded(vs):
     vs.run_cell("(m.w * 3).sum().backward()")
     r = vs.run_cell("m.zero_grad()")
     assert "[3., 3.] → None" in r.visual
+
+
+def test_large_snapshots_shrink_to_what_a_summarised_print_shows(monkeypatch):
+    import numpy as np
+
+    from gradshell.printing.options import printoptions
+    from gradshell.viz import ledger
+
+    monkeypatch.setattr(ledger, "LARGE_BUDGET", 1)  # every large snapshot shrinks at once
+    rng = np.random.default_rng(0)
+    for shape in [(5000,), (70, 80), (3, 40, 50)]:
+        values = rng.standard_normal(shape).astype(np.float32)
+        expected = common.compact(values)
+        kept = ledger.Snap(values)
+        ledger.Snap(values * 2)  # pushes the first one out of the budget
+        assert kept.array is None and kept.edges is not None
+        with printoptions(threshold=10**9, edgeitems=5):  # options changed later
+            assert kept.render() == expected
+        assert kept.edges is None  # rendered once, then only the text is kept
