@@ -205,3 +205,43 @@ def test_seed_000_chain_is_4_5_as_in_pytorch():
     assert chain.symbolic == "1/4 · 3 · 2y"
     assert chain.numeric == "1/4 · 3 · 6"
     np.testing.assert_allclose(chain.value, th["x"].grad.numpy())
+
+
+# (expression in a and b, values of a, values of b): every input edge gets its formula
+BINARY_CASES = {
+    "mul": ("a * b", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+    "div": ("a / b", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+    "add_alpha": ("torch.add(a, b, alpha=2)", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+    "sub_alpha": ("torch.sub(a, b, alpha=3)", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+    "pow": ("a ** b", [1.5, 2.0, 0.5], [3.0, 0.25, -1.0]),
+    "dot": ("torch.dot(a, b)", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+    "mm": ("a.view(1, 3) @ b.view(3, 1)", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+    "mv": ("a.view(1, 3).expand(2, 3) @ b", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+    "view_t": ("(a.view(3, 1).t() * b).sum()", [1.0, -2.0, 0.5], [3.0, 0.25, -1.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_CASES))
+def test_binary_formulas_reproduce_pytorchs_gradients(name):
+    expr, av, bv = BINARY_CASES[name]
+    ns = {"a": gt.tensor(av, requires_grad=True), "b": gt.tensor(bv, requires_grad=True)}
+    out = eval(expr, {"torch": gt}, ns).sum()  # noqa: S307 - fixed test expressions
+    ex = build(out, Namer(ns), grad=gt.tensor(1.0))
+    incoming = defaultdict(lambda: None)
+    incoming[(out.grad_fn, 0)] = np.ones(())
+    for step in ex.steps:
+        if not isinstance(step, Step):
+            continue
+        g = incoming[(step.node, 0)]
+        for e in step.edges:
+            if e.target is None or e.grad is None:
+                continue
+            assert e.local is not None, f"{name}: no formula for {step.node.name()} input {e.index}"
+            pred = _sum_to(np.asarray(e.local.predict(np.asarray(g, np.float64))), e.grad.shape)
+            key = (e.target, e.target_nr)
+            incoming[key] = pred if incoming[key] is None else incoming[key] + pred
+    tns = {"a": torch.tensor(av, requires_grad=True), "b": torch.tensor(bv, requires_grad=True)}
+    eval(expr, {"torch": torch}, tns).sum().backward()  # noqa: S307
+    for leaf in ("a", "b"):
+        got = incoming[(ns[leaf]._accumulator(), 0)]
+        np.testing.assert_allclose(got, tns[leaf].grad.numpy(), rtol=1e-5, atol=1e-6)
