@@ -36,6 +36,13 @@ Platform variants
     samples here are still correct draws from the requested distribution, and integer,
     permutation, Bernoulli and uniform [0, 1) draws stay exact everywhere.
 
+Threads
+    Large draws of the float kernels run their independent chunks on a few worker threads
+    (NumPy releases the GIL); results never depend on the thread count.  Set the count with
+    ``GRADSHELL_RNG_THREADS`` (read at import) or ``set_threads()``; the default is the number
+    of CPUs, at most 4, and ``1`` keeps everything on the calling thread.  A ``Generator``
+    itself is not thread-safe: guard it with a lock if several threads draw from it.
+
 Unsupported
     bfloat16 and complex dtypes (NumPy has no bfloat16); the ``randperm`` path for
     ``n >= 214,748,364`` is exact but runs one element at a time in Python.
@@ -44,14 +51,18 @@ Unsupported
 from ._config import CAPABILITIES, ENV_VAR, get_capability, set_capability
 from ._engine import STATE_SIZE
 from ._generator import DEFAULT_SEED, Generator, default_generator
+from ._parallel import THREADS_ENV_VAR, get_threads, set_threads
 
 __all__ = [
     "CAPABILITIES",
     "DEFAULT_SEED",
     "ENV_VAR",
     "STATE_SIZE",
+    "THREADS_ENV_VAR",
     "Generator",
     "default_generator",
     "get_capability",
+    "get_threads",
     "set_capability",
+    "set_threads",
 ]

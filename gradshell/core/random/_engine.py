@@ -96,6 +96,7 @@ class Engine:
         "_la_pos0",
         "_la_idle0",
         "la_token",
+        "la_cache",
     )
 
     def __init__(self) -> None:
@@ -111,6 +112,7 @@ class Engine:
         self._la_pos0 = 0
         self._la_idle0 = 0
         self.la_token = 0
+        self.la_cache: object = None  # samplers' per-word transforms of the lookahead
 
     # -- seeding and state -------------------------------------------------------------
     def seed32(self, seed32: int) -> None:

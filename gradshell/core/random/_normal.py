@@ -103,76 +103,68 @@ def _fill32(engine: Engine, n: int, mean: float, std: float, wasted_tail: bool) 
 
 
 class _Transforms:
-    """Per-word radius, cos and sin for every word of an engine's lookahead buffer."""
+    """Per-word radius and (cos, sin) for every word of an engine's lookahead buffer."""
 
     __slots__ = ("token", "radius", "trig")
 
     def __init__(self) -> None:
         self.token = -1
         self.radius = np.empty(0, dtype=np.float32)
-        self.trig = np.empty(0, dtype=np.float32)  # [cos..., sin...]
+        self.trig = np.empty(0, dtype=np.float32)  # cos(w0), sin(w0), cos(w1), sin(w1), ...
+
+
+_LOOKAHEAD = 8192  # words buffered (and transformed) at a time for small float32 fills
 
 
 def _transforms(engine: Engine, buf: np.ndarray) -> _Transforms:
-    cache = _TRANSFORMS.get(id(engine))
-    if cache is None or cache[0] is not engine:
-        if len(_TRANSFORMS) > 64:
-            _TRANSFORMS.clear()
-        cache = _TRANSFORMS[id(engine)] = (engine, _Transforms())
-    tr = cache[1]
+    tr = engine.la_cache
+    if not isinstance(tr, _Transforms):
+        tr = engine.la_cache = _Transforms()
     if tr.token != engine.la_token:
         size = buf.size
         ker = kernel(size)
         radius = np.empty(size, dtype=np.float32)
-        trig = np.empty(2 * size, dtype=np.float32)
+        trig = np.empty((size, 2), dtype=np.float32)
         ker.suspect = False
         ker.radius(buf, radius)
-        ker.sincos(buf, trig[size:], trig[:size])
+        ker.sincos(buf, trig[:, 1], trig[:, 0])
         if ker.suspect:
             ker.radius(buf, radius, careful=True)
-            ker.sincos(buf, trig[size:], trig[:size], careful=True)
-        tr.radius, tr.trig, tr.token = radius, trig, engine.la_token
+            ker.sincos(buf, trig[:, 1], trig[:, 0], careful=True)
+        tr.radius, tr.trig, tr.token = radius, trig.reshape(-1), engine.la_token
     return tr
-
-
-_TRANSFORMS: dict[int, tuple[Engine, _Transforms]] = {}
 
 
 @lru_cache(maxsize=256)
 def _small_plan(n: int, first: int) -> tuple[np.ndarray, np.ndarray]:
-    # For each output slot: the word index (relative to the call's first word) of its
-    # radius lane, and the index into [cos | sin] of its angle lane, as a stride of 1 in
-    # words (the caller adds the buffer offsets).
+    # For each output slot, relative to the call's first word: the word whose radius it
+    # uses, and 2 * (the word whose angle it uses) + (0 for cos, 1 for sin).
     full = n // 16
     src_r = np.empty(n, dtype=np.intp)
     src_t = np.empty(n, dtype=np.intp)
-    is_sin = np.empty(n, dtype=bool)
     for b in range(full):
         for k in range(16):
             src_r[16 * b + k] = 16 * b + (k % 8)
-            src_t[16 * b + k] = 16 * b + 8 + (k % 8)
-            is_sin[16 * b + k] = k >= 8
+            src_t[16 * b + k] = 2 * (16 * b + 8 + (k % 8)) + (k >= 8)
     if n % 16:
         for k in range(16):
             slot = n - 16 + k
             src_r[slot] = first + (k % 8)
-            src_t[slot] = first + 8 + (k % 8)
-            is_sin[slot] = k >= 8
-    return src_r, src_t + 0, is_sin
+            src_t[slot] = 2 * (first + 8 + (k % 8)) + (k >= 8)
+    return src_r, src_t
 
 
 def _fill32_small(
     engine: Engine, n: int, total: int, first: int, mean: float, std: float
 ) -> np.ndarray | None:
-    got = engine.lookahead(total)
+    got = engine.lookahead(total, _LOOKAHEAD)
     if got is None:
         return None
     buf, start = got
     tr = _transforms(engine, buf)
-    src_r, src_t, is_sin = _small_plan(n, first)
-    rad = tr.radius.take(src_r + start)
-    ang = tr.trig.take(src_t + (start + buf.size * is_sin))
-    out = np.multiply(rad, ang)
+    src_r, src_t = _small_plan(n, first)
+    out = tr.radius[start:].take(src_r)
+    out *= tr.trig[2 * start :].take(src_t)
     engine.u32(total)  # consume the words just used
     m32, s32 = np.float32(mean), np.float32(std)
     if m32 == 0 and s32 == 1 and not np.signbit(m32):
