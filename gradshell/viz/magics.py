@@ -92,10 +92,10 @@ _STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def install(session: Session) -> None:
-    """Give a new session its VizState (hooks only when visualisation is on)."""
-    state = VizState(session)
-    _STATES[session] = state
-    if session.viz:
+    """Give a session its VizState's hooks (only when visualisation is on); settings made
+    earlier through `state_of` (width, colour, modes) are kept."""
+    state = state_of(session)
+    if session.viz and state.before_cell not in session.before_cell:
         session.before_cell.append(state.before_cell)
         session.after_cell.append(state.after_cell)
 

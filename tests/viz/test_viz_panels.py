@@ -238,3 +238,16 @@ def test_large_snapshots_shrink_to_what_a_summarised_print_shows(monkeypatch):
         with printoptions(threshold=10**9, edgeitems=5):  # options changed later
             assert kept.render() == expected
         assert kept.edges is None  # rendered once, then only the text is kept
+
+
+def test_settings_made_before_the_plugins_load_are_kept():
+    s = Session()
+    state = state_of(s)
+    state.width, state.color, state.xmode = 33, False, "explain"
+    s.run_cell("import torch")  # the first input loads the plugins and installs the hooks
+    s.run_cell("import torch")
+    assert state_of(s) is state and state.xmode == "explain"
+    assert s.before_cell.count(state.before_cell) == 1
+    s.run_cell("x = torch.ones(1, requires_grad=True)")
+    r = s.run_cell("(x * 2).sum().backward()")
+    assert max(len(line) for line in r.visual.splitlines()) <= 33
