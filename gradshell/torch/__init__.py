@@ -73,7 +73,31 @@ from gradshell.ops.creation import (
 )
 from gradshell.ops.creation import range_ as range  # noqa: A001 - PyTorch's name
 from gradshell.printing import get_printoptions, set_printoptions
-from gradshell.torch import autograd, cuda, linalg  # noqa: F401 - submodules
+from gradshell.torch import (  # noqa: F401 - submodules
+    autograd,
+    cuda,
+    linalg,
+    random,  # noqa: F401 - torch.random
+)
+from gradshell.torch.random import (
+    Generator,
+    bernoulli,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+)
 
 __version__ = "2.13.0"
 
