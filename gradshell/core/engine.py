@@ -274,7 +274,7 @@ def run_backward(
                     if m is not None and (g._data.shape != m[0] or g._dtype is not m[1]):
                         g = _conform(node, i, g, m)
                     if listening:
-                        events.emit(events.GradFlow(call, node, nxt, nr, g))
+                        events.emit(events.GradFlow(call, node, nxt, nr, g, i))
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.num_outputs

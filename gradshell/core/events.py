@@ -55,13 +55,15 @@ class NodeRun:
 
 @dataclass(frozen=True)
 class GradFlow:
-    """Gradient `grad` flowed from `src` along one edge into input `input_nr` of `dst`."""
+    """Gradient `grad` flowed from `src` along its edge `src_index` (a position in
+    `src.next_functions`) into input `input_nr` of `dst`."""
 
     call: int
     src: Any
     dst: Any
     input_nr: int
     grad: Any
+    src_index: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,8 @@ class GradAccumulated:
 
 @dataclass(frozen=True)
 class GradZeroed:
-    """`tensor` (a `.grad`) was zeroed in place; `before` is a copy of what it held."""
+    """`tensor` was zeroed in place (`zero_()` on any tensor: listeners decide whether it
+    was, or aliased, some `.grad`); `before` is a copy of what it held."""
 
     tensor: Any
     before: Any

@@ -119,6 +119,7 @@ def add(self, other, *, alpha=1, out=None):
         node.alpha = alpha
         if not isinstance(other, Tensor) or not isinstance(self, Tensor):
             node.legacy_name_02 = "AddConstantBackward"
+            node.other = other  # the Python number, for explanations
         record(node, (self, other), res)
     return _out(res, out)
 
@@ -167,6 +168,7 @@ def sub(self, other, *, alpha=1, out=None):
         node.alpha = alpha
         if not isinstance(other, Tensor):
             node.legacy_name_02 = "SubConstantBackward"
+            node.other = other  # the Python number, for explanations
         record(node, (self, other), res)
     return _out(res, out)
 
@@ -203,6 +205,7 @@ def rsub(self, other, *, alpha=1):
         else:
             node = RsubBackward1()
             node.alpha = alpha
+            node.other = other  # the Python number, for explanations
             record(node, (self,), res)
     return res
 
