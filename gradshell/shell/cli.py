@@ -48,6 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-viz", action="store_true", help="no visual panels")
     p.add_argument(
+        "--viz",
+        action="store_true",
+        help="visual panels (on stderr) for -c CODE and FILE runs too (off there by default)",
+    )
+    p.add_argument(
         "--time-limit",
         type=float,
         default=None,
@@ -142,11 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         limit = None if (interactive and not program) else DEFAULT_TIME_LIMIT
     if limit is not None and limit <= 0:
         limit = None
+    # Programs print what Python would print; their visual panels are opt-in (--viz).
+    viz = not args.no_viz and (args.viz or not program or args.interactive)
     session = Session(
         style=args.style,
         prompt=args.prompt,
         unsafe=args.unsafe,
-        viz=not args.no_viz,
+        viz=viz,
         time_limit=limit,
         max_elements=args.max_elements,
     )

@@ -144,6 +144,15 @@ def test_unsafe_flag(tmp_path):
     assert "UNSAFE" in r.stderr
 
 
+def test_programs_show_visual_panels_only_with_viz():
+    pytest.importorskip("gradshell.viz.magics")
+    code = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()"
+    r = gs("-c", code)
+    assert r.returncode == 0 and r.stderr == ""
+    r = gs("--viz", "-c", code)
+    assert r.returncode == 0 and "x.grad" in r.stderr and r.stdout == ""
+
+
 def test_time_limit_option():
     r = gs("--time-limit", "0.5", "-c", "while True:\n    pass")
     assert r.returncode == 1
