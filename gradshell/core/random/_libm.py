@@ -144,7 +144,7 @@ _LOG_CHUNK = 16384
 def log(x: np.ndarray, _checked: bool = False) -> np.ndarray:
     """libm ``log`` of a float64 array, elementwise and bit-exact."""
     x = np.ascontiguousarray(x, dtype=np.float64)
-    if x.size < 64 or not (_checked or _self_check("log")):
+    if x.size < 512 or not (_checked or _self_check("log")):
         return _map(math.log, x)
     flat = x.reshape(-1)
     out = np.empty_like(flat)
