@@ -124,6 +124,14 @@ def banner(style: str, prompt: str, unsafe: bool) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gradshell` command; returns the exit status."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("\nKeyboardInterrupt", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in SUBCOMMANDS:
         return _subcommand(args_list[0], args_list[1:])

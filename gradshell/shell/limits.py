@@ -214,8 +214,13 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         try:
             yield
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            while True:  # an alarm landing here must not leave the timer running
+                try:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, previous)
+                    break
+                except StatementTimeout:
+                    continue
         return
     with _watchdog(seconds):
         yield

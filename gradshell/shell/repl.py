@@ -122,24 +122,28 @@ def run_repl(session: Session, banner: str = "", *, input: Any = None, output: A
     prompt = build_prompt_session(session, input=input, output=output)
     first = True
     while True:
-        if session.prompt == "ipython" and not first:
-            out.write("\n")
-        first = False
+        sys.stdout = out  # in case an interrupt landed while a cell restored it
         try:
-            text = prompt.prompt()
+            if session.prompt == "ipython" and not first:
+                out.write("\n")
+            first = False
+            try:
+                text = prompt.prompt()
+            except EOFError:
+                out.write("\n")
+                out.flush()
+                return 0
+            source = clean_input(text)
+            if not source.strip():
+                first = True
+                continue
+            result = session.run_cell(source)
+            show_result(session, result, out)
         except KeyboardInterrupt:
+            # Ctrl-C on the line being typed, or between two steps of the shell itself.
+            sys.stdout = out
             if session.prompt == "python":
                 out.write("KeyboardInterrupt\n")
             continue
-        except EOFError:
-            out.write("\n")
-            out.flush()
-            return 0
-        source = clean_input(text)
-        if not source.strip():
-            first = True
-            continue
-        result = session.run_cell(source)
-        show_result(session, result, out)
         if result.exit_code is not None:
             return result.exit_code
