@@ -219,8 +219,12 @@ class Session:
         if self.unsafe:
             from gradshell.shell.imports import unsafe_import
 
+            from gradshell.shell.safe_builtins import _Exit
+
             table = dict(vars(builtins))
             table["__import__"] = unsafe_import
+            table["exit"] = _Exit("exit")
+            table["quit"] = _Exit("quit")
         else:
             from gradshell.shell import imports, safe_builtins
 
@@ -461,6 +465,11 @@ class Session:
                         exec(code, ns)
                 except SessionExit:
                     raise
+                except SystemExit as exc:  # --unsafe code calling sys.exit()
+                    code = exc.code
+                    raise SessionExit(
+                        code if isinstance(code, int) else (0 if code is None else 1)
+                    ) from None
                 except StatementTimeout as exc:
                     line = innermost_learner_line(exc, self.sources)
                     where = f" (line {line})" if line else ""

@@ -330,6 +330,8 @@ def test_unsafe_mode_runs_plain_python_with_gradshell_torch():
     out = s.run_cell("import os\nimport torch\nprint(torch.__name__, os.sep)").output
     assert out == "gradshell.torch /\n"
     assert s.run_cell("(1).__class__").output == "<class 'int'>\n"
+    assert s.run_cell("import sys\nsys.exit(7)").exit_code == 7
+    assert s.run_cell("exit(2)").exit_code == 2
 
 
 def test_prints_and_values_interleave_in_order(session):
