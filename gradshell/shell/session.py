@@ -218,7 +218,6 @@ class Session:
     def _make_builtins(self) -> dict[str, Any]:
         if self.unsafe:
             from gradshell.shell.imports import unsafe_import
-
             from gradshell.shell.safe_builtins import _Exit
 
             table = dict(vars(builtins))
