@@ -119,10 +119,15 @@ def multinomial(engine: Engine, probs: np.ndarray, n_sample: int, replacement: b
         )
     if n_cat > 1 << 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
-    rows = probs.reshape(-1, n_cat)
     out_shape = probs.shape[:-1] + (n_sample,)
-    if rows.shape[0] == 0:
+    if probs.size == 0:
+        if n_cat == 0 and (probs.ndim == 1 or probs.shape[0] > 0):
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                "has no identity."
+            )
         return np.empty(out_shape, dtype=np.int64)
+    rows = probs.reshape(-1, n_cat)
     if not replacement or n_sample == 1:
         if rows.size and not (np.isfinite(rows).all() and (rows >= 0).all()):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")

@@ -84,7 +84,7 @@ def _as_int64(value, what: str) -> int:
         raise TypeError(f"{what} must be an integer, got {type(value).__name__}")
     v = int(value)
     if not INT64_MIN <= v <= INT64_MAX:
-        raise RuntimeError("Overflow when unpacking long")
+        raise ValueError("Overflow when unpacking long long")
     return v
 
 

@@ -573,6 +573,16 @@ ERROR_CASES: list[tuple[str, Callable, Callable]] = [
         lambda t: t.multinomial(t.tensor([[0.1, 0.2], [0.0, 0.0]]), 2, True),
         lambda g: g.multinomial(np.array([[0.1, 0.2], [0.0, 0.0]], F32), 2, True),
     ),
+    (
+        "multinomial_empty_row",
+        lambda t: t.multinomial(t.zeros(3, 0), 1, True),
+        lambda g: g.multinomial(np.zeros((3, 0), F32), 1, True),
+    ),
+    (
+        "randint_overflow",
+        lambda t: t.randint(0, 2**63, (5,)),
+        lambda g: g.randint((5,), 0, 2**63),
+    ),
     ("rand_negative_dim", lambda t: t.rand(2, -1), lambda g: g.rand((2, -1))),
     ("manual_seed_float", lambda t: t.Generator().manual_seed(1.5), lambda g: g.manual_seed(1.5)),
     ("manual_seed_big", lambda t: t.Generator().manual_seed(2**64), lambda g: g.manual_seed(2**64)),
