@@ -3,7 +3,7 @@ composes it (so the graph shows the same nodes)."""
 
 from __future__ import annotations
 
-from gradshell.core import dtypes
+from gradshell.core import dtypes, grad_mode
 from gradshell.ops.base import (
     Node,
     Tensor,
@@ -344,6 +344,8 @@ class AddmmBackward0(Node):
 
     def backward(self, g):
         beta, alpha = self.beta, self.alpha
+        if not grad_mode.state.enabled:
+            return self._backward_arrays(g)
         gs = None
         if self.needs[0]:
             gs = g if beta == 1 else g * beta
@@ -353,9 +355,40 @@ class AddmmBackward0(Node):
             if alpha != 1:
                 ga = ga * alpha
         if self.needs[2]:
-            gb = self.saved("mat1").t().mm(g)
+            m1 = self.saved("mat1")
+            if self.mat2_transposed:
+                # mat2 is W.t() (nn.Linear): compute (gᵀ·mat1)ᵀ so that W's gradient comes
+                # out row-major, and accumulating it into W.grad is a plain copy
+                gb = g.t().mm(m1).t()
+            else:
+                gb = m1.t().mm(g)
             if alpha != 1:
                 gb = gb * alpha
+        return gs, ga, gb
+
+    def _backward_arrays(self, g):
+        # Without create_graph nothing needs recording: the same formulas on the arrays
+        # (this is the hot path of every nn.Linear training step).
+        gd, dt = g._data, g._dtype
+        t = gd.dtype.type
+        xp = array_module(gd)
+        gs = ga = gb = None
+        if self.needs[0]:
+            s = gd if self.beta == 1 else gd * t(self.beta)
+            bias_shape = self._meta[0][0]
+            if bias_shape != s.shape:
+                if len(bias_shape) == 1 and s.ndim == 2 and bias_shape[0] == s.shape[1]:
+                    s = s.sum(0)  # the bias broadcast over rows
+                elif bias_shape == ():
+                    s = xp.asarray(s.sum())
+            gs = wrap(as_array(s), dt)
+        if self.needs[1]:
+            a = xp.matmul(gd, self.saved("mat2")._data.T)
+            ga = wrap(a if self.alpha == 1 else a * t(self.alpha), dt)
+        if self.needs[2]:
+            m1 = self.saved("mat1")._data
+            b = xp.matmul(gd.T, m1).T if self.mat2_transposed else xp.matmul(m1.T, gd)
+            gb = wrap(b if self.alpha == 1 else b * t(self.alpha), dt)
         return gs, ga, gb
 
 
@@ -393,6 +426,8 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         node = AddmmBackward0()
         node.beta, node.alpha = beta, alpha
         node.needs = (self._requires_grad, mat1._requires_grad, mat2._requires_grad)
+        flags = getattr(mat2._data, "flags", None)
+        node.mat2_transposed = bool(flags is not None and flags.f_contiguous and mat2.dim() == 2)
         if mat2._requires_grad:
             node.save("mat1", mat1)
         if mat1._requires_grad:

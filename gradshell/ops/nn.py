@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from gradshell.core import dtypes
+from gradshell.core import dtypes, grad_mode
 from gradshell.ops import arithmetic, linalg, reduction, unary
 from gradshell.ops.base import (
     BOOL,
@@ -289,6 +289,10 @@ class LogSoftmaxBackward0(Node):
         d = self.dim
         if y._data.ndim == 0:
             return (g * 0,)
+        if not grad_mode.state.enabled:  # no graph to record: the formula on the arrays
+            gd, yd = g._data, y._data
+            xp = array_module(gd)
+            return (wrap(gd - xp.exp(yd) * gd.sum(d, keepdims=True), g._dtype),)
         return (g - exp(y) * g.sum(d, keepdim=True),)
 
 
@@ -715,6 +719,11 @@ class NllLossBackward0(Node):
         self.saved("target")
         self.saved("total_weight")
         pattern = self.pattern  # -w[t] one-hot (already divided for mean), input's shape
+        if not grad_mode.state.enabled:
+            gd = g._data
+            if self.reduction == "none" and self.input_ndim > 1:
+                gd = gd.reshape(gd.shape[:1] + (1,) + gd.shape[1:])
+            return (wrap(pattern._data * gd, pattern._dtype),)
         if self.reduction == "none" and self.input_ndim > 1:
             g = g.unsqueeze(1)  # (N, ...) → (N, 1, ...) against the class dimension
         return (g * pattern,)
@@ -781,19 +790,41 @@ def nll_loss(
     xd = x._data
     xp = array_module(xd)
     classes = xd.shape[1] if nd > 1 else xd.shape[0]
-    # move the class dimension last: (M, C) rows, one per target element
-    rows = xd.reshape(1, classes) if nd == 1 else xp.moveaxis(xd, 1, -1).reshape(-1, classes)
-    tflat = target._data.reshape(-1).astype(np.int64)
-    valid = tflat != ignore_index
-    bad = valid & ((tflat < 0) | (tflat >= classes))
-    if bool(bad.any()):
+    # one row of class scores per target element (the class dimension moved last)
+    if nd == 2:
+        rows = xd
+    elif nd == 1:
+        rows = xd.reshape(1, classes)
+    else:
+        rows = xp.moveaxis(xd, 1, -1).reshape(-1, classes)
+    tflat = target._data.reshape(-1)
+    if tflat.dtype != np.int64:
+        tflat = tflat.astype(np.int64)
+    m = tflat.shape[0]
+    tmin, tmax = (int(tflat.min()), int(tflat.max())) if m else (0, -1)
+    ignoring = m and tmin <= ignore_index <= tmax and bool((tflat == ignore_index).any())
+    if ignoring:
+        valid = tflat != ignore_index
+        bad = valid & ((tflat < 0) | (tflat >= classes))
+    elif tmin < 0 or tmax >= classes:
+        valid = None
+        bad = (tflat < 0) | (tflat >= classes)
+    else:
+        valid = bad = None
+    if bad is not None and bool(bad.any()):
         raise IndexError(f"Target {int(tflat[bad][0])} is out of bounds.")
-    safe_t = xp.where(valid, tflat, 0)
-    w = weight._data.astype(xd.dtype) if weight is not None else xp.ones(classes, xd.dtype)
-    wt = xp.where(valid, w[safe_t], 0).astype(xd.dtype)
-    picked = rows[xp.arange(rows.shape[0]), safe_t]
-    elem = -wt * picked
-    total = xp.sum(wt) if wt.size else xp.asarray(0, xd.dtype)
+    safe_t = tflat if valid is None else xp.where(valid, tflat, 0)
+    ar = xp.arange(m)
+    picked = rows[ar, safe_t]
+    if weight is None and valid is None:
+        wt = None  # every weight is 1: skip the multiplications
+        elem = -picked
+        total = xp.asarray(m, xd.dtype)
+    else:
+        w = weight._data.astype(xd.dtype) if weight is not None else xp.ones(classes, xd.dtype)
+        wt = w[safe_t] if valid is None else xp.where(valid, w[safe_t], 0).astype(xd.dtype)
+        elem = -wt * picked
+        total = xp.sum(wt) if wt.size else xp.asarray(0, xd.dtype)
     if reduction == "none":
         r = elem.reshape(target._data.shape)
     elif reduction == "sum":
@@ -803,19 +834,18 @@ def nll_loss(
     res = wrap(as_array(xp.asarray(r).astype(xd.dtype, copy=False)), x._dtype)
     if needs_grad(x):
         pat = xp.zeros(rows.shape, xd.dtype)
-        pat[xp.arange(rows.shape[0]), safe_t] = -wt
-        if reduction == "mean":
-            pat = pat / total
+        scale = -1 / total if reduction == "mean" else -1
+        pat[ar, safe_t] = scale if wt is None else wt * scale
         if nd == 1:
             pat = pat.reshape(classes)
-        else:
+        elif nd > 2:
             moved = xp.moveaxis(xd, 1, -1).shape
-            pat = xp.moveaxis(pat.reshape(moved), -1, 1)
+            pat = xp.ascontiguousarray(xp.moveaxis(pat.reshape(moved), -1, 1))
         node = NllLoss2DBackward0() if nd == 4 else NllLossBackward0()
         node.reduction = reduction
         node.input_ndim = nd
         node.ignore_index = ignore_index
-        node.pattern = wrap(xp.ascontiguousarray(pat), x._dtype)
+        node.pattern = wrap(pat, x._dtype)
         node.save("self", x)
         node.save("target", target)
         node.save("total_weight", wrap(as_array(xp.asarray(total, xd.dtype)), x._dtype))
