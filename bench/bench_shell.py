@@ -72,9 +72,15 @@ def startup() -> list[tuple]:
     torch_prog = median_wall([PY, "-c", "import torch\n" + SEED])
     torch_import = median_wall([PY, "-c", "import torch"])
     gs_prog = median_wall([PY, "-m", "gradshell", "-c", "import torch\n" + SEED])
+    floor = median_wall([PY, "-c", "from gradshell import torch\n" + SEED])
     rows = [
         ("python -c 'import torch; seed'", fmt_s(torch_prog), "1.00x"),
         ("gradshell -c 'import torch; seed'", fmt_s(gs_prog), f"{gs_prog / torch_prog:.2f}x"),
+        (
+            "python -c 'from gradshell import torch; seed' (no shell)",
+            fmt_s(floor),
+            f"{floor / torch_prog:.2f}x",
+        ),
     ]
     prompt = first_prompt_time()
     if prompt is not None:
