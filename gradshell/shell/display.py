@@ -9,7 +9,6 @@ tensors and grad_fn nodes when the forms differ).
 
 from __future__ import annotations
 
-import inspect
 import re
 import types
 from typing import Any
@@ -47,6 +46,8 @@ def _single(value: Any) -> str:
     if isinstance(value, type):
         return _type_name(value)
     if isinstance(value, types.FunctionType):
+        import inspect
+
         try:
             sig = str(inspect.signature(value))
         except (TypeError, ValueError):

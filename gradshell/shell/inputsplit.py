@@ -8,7 +8,6 @@ indented, so ordinary scripts (blank lines inside functions) work as they are.
 from __future__ import annotations
 
 import ast
-import codeop
 import re
 import warnings
 from collections.abc import Iterable, Iterator
@@ -28,6 +27,8 @@ class Chunk:
 
 
 def _status(source: str) -> str:
+    import codeop
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
