@@ -168,6 +168,8 @@ class Session:
             raise ValueError(f"prompt must be one of {PROMPTS}, not {prompt!r}")
         self.style = style
         self.prompt = prompt
+        self.initial_style = style  # what a saved transcript starts with
+        self.initial_prompt = prompt
         self.unsafe = unsafe
         self.viz = viz
         self.time_limit = time_limit

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from gradshell.shell import magics
 from gradshell.shell.session import Session
 
@@ -124,6 +126,8 @@ def test_save_then_replay_gives_the_same_outputs(session, tmp_path):
     assert out == f"saved 8 inputs to {path}\n"
     text = path.read_text()
     assert ">>> %who" not in text
+    assert "# replay: style=modern prompt=python\n" in text
+    assert "[torch.FloatTensor of size 2x2]\n<BLANKLINE>\n" in text
     assert ">>> for i in range(2):\n...     print(i)\n...\n0\n1\n" in text
     assert ">>> y\ntensor([[3., 3.],\n        [3., 3.]], grad_fn=<AddBackward0>)\n" in text
 
@@ -132,8 +136,25 @@ def test_save_then_replay_gives_the_same_outputs(session, tmp_path):
 
     fresh = Session(viz=False)
     outputs = [fresh.run_cell(src).output for src in transcript_inputs(text)]
+    assert len(outputs) == 8
     expected = [e.output for e in session.history if e.record and e.source.strip()][: len(outputs)]
     assert outputs == expected
+
+
+def test_saved_transcript_replays_with_gradshell_replay(session, tmp_path):
+    replay_cli = pytest.importorskip("gradshell.replay.cli")
+    for source in [
+        "import torch",
+        "x = torch.ones(2, requires_grad=True)",
+        "x * 2",
+        "%style legacy",
+        "x * 2",
+        "print('a\\n\\nb')",
+    ]:
+        session.run_cell(source)
+    path = tmp_path / "saved.gsh"
+    session.run_cell(f"%save {path}")
+    assert replay_cli.main([str(path)]) == 0
 
 
 def test_load_runs_a_script_with_echo(session, tmp_path):
