@@ -644,8 +644,9 @@ def _einsum_align(op: Tensor, labels: list, canon: list) -> Tensor:
             break
         i = labels.index(dup)
         j = labels.index(dup, i + 1)
-        op = op.diagonal(0, i, j)
-        labels = [lab for k, lab in enumerate(labels) if k not in (i, j)] + [dup]
+        # the diagonal lands last; move it back to where the label first appeared
+        op = op.diagonal(0, i, j).movedim(-1, i)
+        labels = [lab for k, lab in enumerate(labels) if k != j]
     missing = [lab for lab in canon if lab not in labels]
     for _ in missing:
         op = op.unsqueeze(op._data.ndim)
