@@ -419,7 +419,22 @@ class Session:
         return self._execute(source, rule=rule, filename=self.filename)
 
     def _compile(self, source: str, rule: str, filename: str) -> list[CodeType]:
-        """Parse, check, guard and compile `source`; raises SyntaxError or Refused."""
+        """Parse, check, guard and compile `source`; raises SyntaxError or Refused.
+
+        Compiler warnings (SyntaxWarning) are shown as Python's REPL shows them.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SyntaxWarning)
+            try:
+                return self._compile_quietly(source, rule, filename)
+            finally:
+                for w in caught:
+                    if issubclass(w.category, SyntaxWarning) and self._capture is not None:
+                        self._capture.write_error(
+                            f"{filename}:{w.lineno}: {w.category.__name__}: {w.message}\n"
+                        )
+
+    def _compile_quietly(self, source: str, rule: str, filename: str) -> list[CodeType]:
         checker.check_source_size(source)
         tree = ast.parse(source, filename=filename)
         if not self.unsafe:
@@ -467,9 +482,9 @@ class Session:
                 except SessionExit:
                     raise
                 except SystemExit as exc:  # --unsafe code calling sys.exit()
-                    code = exc.code
+                    status = exc.code
                     raise SessionExit(
-                        code if isinstance(code, int) else (0 if code is None else 1)
+                        status if isinstance(status, int) else (0 if status is None else 1)
                     ) from None
                 except StatementTimeout as exc:
                     line = innermost_learner_line(exc, self.sources)

@@ -152,6 +152,11 @@ def test_compile_time_errors_after_parsing(session):
     assert "x" not in session.namespace  # nothing ran
 
 
+def test_syntax_warnings_print_as_python_does(session):
+    out = session.run_cell("x = 1\nx is 1").output
+    assert out == '<stdin>:2: SyntaxWarning: "is" with a literal. Did you mean "=="?\nTrue\n'
+
+
 def test_undefined_name(session):
     out = session.run_cell("undefined_thing + 1").output
     assert out.endswith("NameError: name 'undefined_thing' is not defined\n")
