@@ -1,9 +1,11 @@
 """Benchmark gradshell's random generator against PyTorch's CPU generator.
 
-Run ``uv run python bench/bench_random.py [--quick]``.  For each function it times gradshell
-(``gradshell.core.random.Generator``) and PyTorch (``torch.set_num_threads(1)``) in the same
-process, alternating the two and keeping the best of several rounds, at 10^6 elements and at
-small sizes, and prints a table with the ratio gradshell / torch.  It needs PyTorch.
+Run ``uv run python bench/bench_random.py [--quick] [--cpu]``.  For each function it times
+gradshell (``gradshell.core.random.Generator``) and PyTorch (``torch.set_num_threads(1)``) in
+the same process, alternating the two and keeping the best of several rounds, at 10^6
+elements and at small sizes, and prints a table with the ratio gradshell / torch.  ``--cpu``
+measures process CPU time instead of wall time (steadier on a busy machine; it also runs
+gradshell on one thread, since CPU time would count every worker).  It needs PyTorch.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ except ImportError:  # pragma: no cover - the benchmark needs the oracle
     sys.exit("bench_random.py needs PyTorch (pip install torch==2.13.0)")
 
 sys.path.insert(0, ".")
-from gradshell.core.random import Generator  # noqa: E402
+from gradshell.core.random import Generator, get_threads, set_threads  # noqa: E402
 
 BIG = 1_000_000
 SMALL = (1, 10, 50, 99)
@@ -97,14 +99,17 @@ def cases(n: int):
     ]
 
 
+CLOCK = time.perf_counter
+
+
 def best(fn, number: int, rounds: int) -> float:
     """Best mean time per call in seconds over ``rounds`` rounds of ``number`` calls."""
     out = float("inf")
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         for _ in range(number):
             fn()
-        out = min(out, (time.perf_counter() - t0) / number)
+        out = min(out, (CLOCK() - t0) / number)
     return out
 
 
@@ -112,8 +117,14 @@ def main() -> None:
     """Print the table."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="fewer rounds")
+    ap.add_argument("--cpu", action="store_true", help="CPU time, gradshell on one thread")
     args = ap.parse_args()
     torch.set_num_threads(1)
+    if args.cpu:
+        global CLOCK
+        CLOCK = time.process_time
+        set_threads(1)
+    print(f"gradshell threads: {get_threads()}, clock: {'cpu' if args.cpu else 'wall'}")
     rounds = 3 if args.quick else 7
     print(f"{'function':28} {'n':>8} {'gradshell':>12} {'torch':>12} {'ratio':>7}")
     for n in (BIG, *SMALL):

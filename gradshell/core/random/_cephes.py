@@ -118,7 +118,7 @@ class Kernel:
         self._note(s)
 
     def scale_shift(self, v: np.ndarray, std: np.float32, mean: np.float32) -> None:
-        """In place ``v = fma(v, std, mean)`` in float32 (v is a float32 array)."""
+        """In place ``v = fma(v, std, mean)`` in float32 (v holds Box-Muller normals)."""
         n = v.size
         p = self.f64[0][:n].reshape(v.shape)
         np.copyto(p, v)
@@ -126,6 +126,9 @@ class Kernel:
         self.suspect = False
         np.add(p, float(mean), out=p)
         self._note(p)
+        if not self.suspect and _no_subnormal_or_overflow(std, mean):
+            np.copyto(v, p, casting="same_kind")
+            return
         big = np.abs(p, out=self.f64[1][:n].reshape(v.shape))
         lo, hi = big.min(), big.max()
         if self.suspect or (lo < 2.0**-126 and (p != 0).any()) or not hi < 3.0e38:
@@ -269,6 +272,15 @@ def _fma_exact(p: np.ndarray, c: np.ndarray, out32: np.ndarray) -> None:
     r = s.astype(f32)
     fix_f32_midpoints(p, c, s, r)
     out32[...] = r
+
+
+def _no_subnormal_or_overflow(std: np.float32, mean: np.float32) -> bool:
+    # A non-zero Box-Muller normal here is at least 2^-38 in magnitude (radius >= 2^-11.5,
+    # and no float32 angle lies within 2^-26 of a multiple of pi/2) and below 6, so with
+    # std >= 2^-10 every non-zero exact n*std + mean is a multiple of 2^-94 or of mean's
+    # grid (>= 2^-123): never subnormal; the last bound keeps it far from overflow.
+    s, m = abs(float(std)), abs(float(mean))
+    return (s == 0 or s >= 2.0**-10) and (m == 0 or m >= 2.0**-100) and m + 8 * s < 1e38
 
 
 _local = threading.local()

@@ -284,10 +284,6 @@ class Engine:
         w = self.raw(2 * n)
         return (w[0::2] << _U32) | w[1::2]
 
-    def word(self) -> int:
-        """Draw one 32-bit word as a Python int."""
-        return int(self.raw(1)[0])
-
 
 def pack_state(
     seed: int,

@@ -13,10 +13,12 @@ import os
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _discrete, _ints, _normal, _perm, _uniform
 from ._engine import Engine, pack_state, unpack_state
 
+Shape = Sequence[int] | int
 DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports as initial_seed()
 _FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 _U64 = 1 << 64
@@ -100,7 +102,7 @@ class Generator:
             self._seed, key, left, next_, self._normal_cache, self._float_normal_cache
         )
 
-    def set_state(self, state) -> Generator:
+    def set_state(self, state: bytes | bytearray | memoryview | np.ndarray) -> Generator:
         """Load state bytes produced by ``get_state`` or by ``torch.get_rng_state()``."""
         if isinstance(state, np.ndarray):
             state = state.tobytes()
@@ -113,7 +115,7 @@ class Generator:
         return self
 
     # -- uniform -----------------------------------------------------------------------------
-    def rand(self, shape, dtype=np.float32) -> np.ndarray:
+    def rand(self, shape: Shape, dtype: DTypeLike = np.float32) -> np.ndarray:
         """``torch.rand(shape, dtype=...)``: uniforms in [0, 1)."""
         dt = _float_dtype(dtype, "check_uniform_bounds")
         shape, n = _numel(shape)
@@ -125,7 +127,9 @@ class Generator:
             out[out == 1] = 0  # a sample that rounds up to `to` becomes `from`
         return out.reshape(shape)
 
-    def uniform(self, shape, low: float = 0.0, high: float = 1.0, dtype=np.float32) -> np.ndarray:
+    def uniform(
+        self, shape: Shape, low: float = 0.0, high: float = 1.0, dtype: DTypeLike = np.float32
+    ) -> np.ndarray:
         """``Tensor.uniform_(low, high)`` (also ``nn.init.uniform_`` and friends)."""
         dt = _float_dtype(dtype, "check_uniform_bounds")
         shape, n = _numel(shape)
@@ -161,16 +165,18 @@ class Generator:
         return out.reshape(shape)
 
     # -- normal ------------------------------------------------------------------------------
-    def randn(self, shape, dtype=np.float32, contiguous: bool = True) -> np.ndarray:
+    def randn(
+        self, shape: Shape, dtype: DTypeLike = np.float32, contiguous: bool = True
+    ) -> np.ndarray:
         """``torch.randn(shape, dtype=...)``."""
         return self.normal(shape, 0.0, 1.0, dtype, contiguous)
 
     def normal(
         self,
-        shape,
+        shape: Shape,
         mean: float = 0.0,
         std: float = 1.0,
-        dtype=np.float32,
+        dtype: DTypeLike = np.float32,
         contiguous: bool = True,
     ) -> np.ndarray:
         """``Tensor.normal_(mean, std)`` / ``torch.normal(mean, std, size)``.
@@ -196,7 +202,9 @@ class Generator:
             out = _discrete.cast_float(vals, dt)
         return out.reshape(shape)
 
-    def normal_tensor(self, mean, std, dtype=None) -> np.ndarray:
+    def normal_tensor(
+        self, mean: np.ndarray | float, std: np.ndarray | float, dtype: DTypeLike = None
+    ) -> np.ndarray:
         """``torch.normal(mean, std)`` where ``mean`` and/or ``std`` are arrays.
 
         PyTorch fills the broadcast output with ``normal_(0, 1)`` and then computes
@@ -225,7 +233,9 @@ class Generator:
         z = self.normal(shape, 0.0, float(std), dt)
         return (z + mean.astype(dt)).astype(dt)
 
-    def exponential(self, shape, lambd: float = 1.0, dtype=np.float32) -> np.ndarray:
+    def exponential(
+        self, shape: Shape, lambd: float = 1.0, dtype: DTypeLike = np.float32
+    ) -> np.ndarray:
         """``Tensor.exponential_(lambd)``."""
         dt = _float_dtype(dtype, "exponential_cpu")
         shape, n = _numel(shape)
@@ -233,14 +243,18 @@ class Generator:
         return _discrete.cast_float(vals, dt).reshape(shape)
 
     # -- integers ----------------------------------------------------------------------------
-    def randint(self, shape, low: int, high: int, dtype=np.int64) -> np.ndarray:
+    def randint(self, shape: Shape, low: int, high: int, dtype: DTypeLike = np.int64) -> np.ndarray:
         """``torch.randint(low, high, shape, dtype=...)`` (same draws as ``random_(low, high)``)."""
         shape, n = _numel(shape)
         info, span, frm = _ints.plan_from_to(dtype, low, high)
         return _ints.draw_from_to(self._engine, n, span, frm, info).reshape(shape)
 
     def random_(
-        self, shape, dtype=np.int64, from_: int | None = None, to: int | None = None
+        self,
+        shape: Shape,
+        dtype: DTypeLike = np.int64,
+        from_: int | None = None,
+        to: int | None = None,
     ) -> np.ndarray:
         """``Tensor.random_()``, ``random_(to)`` (pass ``to`` only) and ``random_(from, to)``.
 
@@ -256,7 +270,7 @@ class Generator:
             info, span, frm = _ints.plan_from_to(dtype, 0 if from_ is None else from_, to)
         return _ints.draw_from_to(self._engine, n, span, frm, info).reshape(shape)
 
-    def randperm(self, n: int, dtype=np.int64) -> np.ndarray:
+    def randperm(self, n: int, dtype: DTypeLike = np.int64) -> np.ndarray:
         """``torch.randperm(n, dtype=...)``."""
         n = int(n)
         if n < 0:
@@ -277,12 +291,14 @@ class Generator:
         return _perm.randperm(self._engine, n).astype(dt)
 
     # -- bernoulli, multinomial, dropout -----------------------------------------------------
-    def bernoulli(self, p: np.ndarray) -> np.ndarray:
+    def bernoulli(self, p: ArrayLike) -> np.ndarray:
         """``torch.bernoulli(p)``: 0/1 in p's dtype, drawing in p's precision."""
         p = np.asarray(p)
         return _discrete.bernoulli_tensor(self._engine, p).astype(p.dtype)
 
-    def bernoulli_(self, shape, p, dtype=np.float32) -> np.ndarray:
+    def bernoulli_(
+        self, shape: Shape, p: float | np.ndarray, dtype: DTypeLike = np.float32
+    ) -> np.ndarray:
         """``Tensor.bernoulli_(p)`` on a tensor of ``shape``/``dtype``; ``p`` float or array.
 
         A float ``p`` (also ``torch.bernoulli(x, p=...)``) draws one 53-bit double per
@@ -309,7 +325,7 @@ class Generator:
         """``torch.multinomial(probs, num_samples, replacement)``: int64 category indices."""
         return _discrete.multinomial(self._engine, probs, num_samples, bool(replacement))
 
-    def dropout_mask(self, shape, p: float, dtype=np.float32) -> np.ndarray:
+    def dropout_mask(self, shape: Shape, p: float, dtype: DTypeLike = np.float32) -> np.ndarray:
         """The multiplier ``F.dropout(x, p, training=True)`` applies to ``x``.
 
         PyTorch's CPU dropout draws ``bernoulli_(1 - p)`` into a tensor like ``x`` and divides

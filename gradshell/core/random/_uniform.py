@@ -75,7 +75,7 @@ def uniform_f64(engine: Engine, n: int, low: float, high: float) -> np.ndarray:
         return u53_from_u64(draws)
     if get_capability() != "avx2":
         return u53_from_u64(draws) * span + low
-    if n < 96:
+    if n < 100:
         return _fma_u53_exact((draws & _M53).tolist(), span, low)
     return fma64_scalars(u53_from_u64(draws), span, low)
 
