@@ -21,7 +21,9 @@ STEPS = 200
 def copy_weights(src, dst, lib) -> None:
     """Copy the parameters of PyTorch module `src` into module `dst` (built with `lib`)."""
     with lib.no_grad():
-        for (name, p), (name2, q) in zip(src.named_parameters(), dst.named_parameters(), strict=True):
+        for (name, p), (name2, q) in zip(
+            src.named_parameters(), dst.named_parameters(), strict=True
+        ):
             assert name == name2
             q.copy_(lib.tensor(p.detach().numpy().copy()))
 
