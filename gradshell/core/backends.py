@@ -6,7 +6,7 @@ from gradshell.core.device import Device, register_backend
 
 CUDA_HINT = (
     "gradshell: CUDA tensors need CuPy and an NVIDIA GPU "
-    "(install with: uv pip install 'gradshell[cuda]')"
+    "(start the shell with CuPy: uv run --extra cuda gradshell)"
 )
 _cupy = None
 _checked = False

@@ -46,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run unrestricted Python (with gradshell's torch); never the default",
     )
+    p.add_argument(
+        "--device",
+        default="cpu",
+        metavar="cpu|cuda",
+        help="where new tensors go (cuda needs CuPy and an NVIDIA GPU)",
+    )
     p.add_argument("--no-viz", action="store_true", help="no visual panels")
     p.add_argument(
         "--viz",
@@ -91,23 +97,10 @@ def _subcommand(name: str, argv: list[str]) -> int:
 
 
 def device_description() -> str:
-    """'cpu (NumPy)' or the CUDA device, without importing CuPy unless it is installed."""
-    import importlib.util
+    """The active default device: 'cpu (NumPy)' or 'cuda:0 (CuPy, <GPU>)'."""
+    from gradshell.shell.device import describe_default_device
 
-    if importlib.util.find_spec("cupy") is None:
-        return "cpu (NumPy)"
-    try:
-        from gradshell.torch import cuda
-
-        if cuda.is_available():
-            name = ""
-            get_name = getattr(cuda, "get_device_name", None)
-            if callable(get_name):
-                name = f", {get_name()}"
-            return f"cuda (CuPy{name})"
-    except Exception:
-        pass
-    return "cpu (NumPy; CuPy found, no GPU)"
+    return describe_default_device()
 
 
 def banner(style: str, prompt: str, unsafe: bool) -> str:
@@ -145,6 +138,20 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.max_elements <= 0:
         print("gradshell: --max-elements must be positive", file=sys.stderr)
         return 2
+    if args.device != "cpu":
+        from gradshell.shell.device import set_default_device
+
+        try:
+            set_default_device(args.device)
+        except AssertionError as exc:
+            print(f"AssertionError: {exc}", file=sys.stderr)
+            print(getattr(exc, "hint", ""), file=sys.stderr)
+            return 2
+        except RuntimeError as exc:
+            print(
+                f"gradshell: {exc}".replace("gradshell: gradshell:", "gradshell:"), file=sys.stderr
+            )
+            return 2
 
     from gradshell.shell.session import Session
 

@@ -88,6 +88,9 @@ def _format_one(exc: BaseException, sources: SourceMap) -> list[str]:
         lines.append("Traceback (most recent call last):\n")
         lines.extend(traceback.StackSummary.from_list(frames).format())
     lines.extend(traceback.format_exception_only(type(exc), exc))
+    hint = getattr(exc, "hint", None)
+    if isinstance(hint, str) and hint:  # gradshell's own advice after PyTorch's message
+        lines.append(hint + "\n")
     return lines
 
 
