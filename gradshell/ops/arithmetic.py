@@ -609,6 +609,8 @@ def _const(mask_data, dtype) -> Tensor:
 class Atan2Backward0(Node):
     """d atan2(a, b): b/(a²+b²) for a, -a/(a²+b²) for b (0 where both are 0)."""
 
+    legacy_name_02 = "Atan2Backward"
+
     def backward(self, g):
         from gradshell.ops.unary import where
 
@@ -643,6 +645,8 @@ def atan2(self, other):
 class LerpBackward0(Node):
     """lerp with a number weight w: 1-w for start, w for end (w is kept, never freed)."""
 
+    legacy_name_02 = "LerpBackward"
+
     def backward(self, g):
         w = self.weight
         return g * (1 - w), g * w
@@ -650,6 +654,8 @@ class LerpBackward0(Node):
 
 class LerpBackward1(Node):
     """lerp with a tensor weight: 1-w for start, w for end, end-start for the weight."""
+
+    legacy_name_02 = "LerpBackward"
 
     def backward(self, g):
         w = self.saved("weight")
@@ -714,6 +720,8 @@ def lerp(self, end, weight):
 class AddcmulBackward0(Node):
     """d(a + v*t1*t2): 1 for a, v*t2 for t1, v*t1 for t2."""
 
+    legacy_name_02 = "AddcmulBackward"
+
     def backward(self, g):
         v = self.value
         g1 = g * (self.saved("tensor2") * v) if self.needs[1] else None
@@ -723,6 +731,8 @@ class AddcmulBackward0(Node):
 
 class AddcdivBackward0(Node):
     """d(a + v*t1/t2): 1 for a, v/t2 for t1, -v*t1/t2² for t2."""
+
+    legacy_name_02 = "AddcdivBackward"
 
     def backward(self, g):
         v = self.value
@@ -808,6 +818,8 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
 class MaximumBackward0(Node):
     """max(a, b) elementwise: the gradient goes to the larger input, split evenly on ties."""
 
+    legacy_name_02 = "CmaxBackward"
+
     def backward(self, g):
         a = self.saved("self")._data
         b = self.saved("other")._data
@@ -818,6 +830,8 @@ class MaximumBackward0(Node):
 
 class MinimumBackward0(Node):
     """min(a, b) elementwise: the gradient goes to the smaller input, split evenly on ties."""
+
+    legacy_name_02 = "CminBackward"
 
     def backward(self, g):
         a = self.saved("self")._data
@@ -860,6 +874,8 @@ def minimum(self, other):
 
 class ClampBackward1(Node):
     """clamp with number bounds: the gradient passes where min <= x <= max."""
+
+    legacy_name_02 = "ClampBackward"
 
     def backward(self, g):
         x = self.saved("self")._data
@@ -938,6 +954,10 @@ def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
     res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
     if needs_grad(self):
         node = ClampBackward1()
+        if max is None:  # 0.2 clamped one side with CmaxConstant / CminConstant
+            node.legacy_name_02 = "CmaxConstantBackward"
+        elif min is None:
+            node.legacy_name_02 = "CminConstantBackward"
         node.save("self", self)
         node.min, node.max = min, max  # numbers: kept, not freed
         record(node, (self,), res)

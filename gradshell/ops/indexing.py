@@ -393,6 +393,8 @@ def _zeros(shape: tuple, like: Tensor) -> Tensor:
 class MaskedFillBackward0(Node):
     """masked_fill with a number: the filled positions get no gradient."""
 
+    legacy_name_02 = "MaskedFillBackward"
+
     def backward(self, g):
         return (masked_fill(g, self.saved("mask"), 0),)
 
@@ -400,6 +402,8 @@ class MaskedFillBackward0(Node):
 class MaskedFillBackward1(Node):
     """masked_fill with a 0-dim tensor: the value gets the sum of the filled positions'
     gradient, self the rest."""
+
+    legacy_name_02 = "MaskedFillBackward"
 
     def backward(self, g):
         from gradshell.ops.unary import where
@@ -480,6 +484,8 @@ def _grids(index_data, dim: int):
 class GatherBackward0(Node):
     """gather's gradient is scatter-added back to the gathered positions."""
 
+    legacy_name_02 = "GatherBackward"
+
     def backward(self, g):
         x = self.saved("self")
         idx = self.saved("index")
@@ -521,6 +527,8 @@ def gather(self, dim: int, index, *, sparse_grad: bool = False):
 class ScatterBackward0(Node):
     """scatter with a tensor src: self loses the overwritten positions, src gathers them."""
 
+    legacy_name_02 = "ScatterBackward"
+
     def backward(self, g):
         idx = self.saved("index")
         gs = scatter(g, self.dim, idx, 0) if self.needs[0] else None
@@ -530,6 +538,8 @@ class ScatterBackward0(Node):
 
 class ScatterBackward1(Node):
     """scatter with a number: the overwritten positions get no gradient."""
+
+    legacy_name_02 = "ScatterBackward"
 
     def backward(self, g):
         return (scatter(g, self.dim, self.saved("index"), 0),)
@@ -649,6 +659,8 @@ def _vector_index(fname: str, index, expect: str) -> None:
 
 class IndexSelectBackward0(Node):
     """index_select's gradient is index-added back (repeated indices accumulate)."""
+
+    legacy_name_02 = "IndexSelectBackward"
 
     def backward(self, g):
         return (index_add(_zeros(self.input_shape, g), self.dim, self.saved("index"), g),)

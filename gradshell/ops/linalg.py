@@ -342,6 +342,8 @@ _ = dtypes
 class AddmmBackward0(Node):
     """d(beta*bias + alpha*(A@B)): beta for bias, alpha*g@Bᵀ for A, alpha*Aᵀ@g for B."""
 
+    legacy_name_02 = "AddmmBackward"
+
     def backward(self, g):
         beta, alpha = self.beta, self.alpha
         if not grad_mode.state.enabled:

@@ -322,6 +322,8 @@ def _prod_grad(g: Tensor, x: Tensor, result: Tensor, dim: int | None) -> Tensor:
 class ProdBackward0(Node):
     """prod of everything: each element's gradient is the product of all the others."""
 
+    legacy_name_02 = "ProdBackward"
+
     def backward(self, g):
         x = self.saved("self")
         r = self.saved("result")
@@ -330,6 +332,8 @@ class ProdBackward0(Node):
 
 class ProdBackward1(Node):
     """prod over `dim`: the product of the other elements in the same slice."""
+
+    legacy_name_02 = "ProdBackward"
 
     def backward(self, g):
         x = self.saved("self")
@@ -388,9 +392,13 @@ class _EvenlyDistributed(Node):
 class MaxBackward1(_EvenlyDistributed):
     """max(): the gradient is shared evenly by the maximal elements."""
 
+    legacy_name_02 = "MaxBackward"
+
 
 class MinBackward1(_EvenlyDistributed):
     """min(): the gradient is shared evenly by the minimal elements."""
+
+    legacy_name_02 = "MinBackward"
 
 
 class _ValueSelecting(Node):
@@ -412,9 +420,13 @@ class _ValueSelecting(Node):
 class MaxBackward0(_ValueSelecting):
     """max(dim): the gradient goes to the position of each maximum."""
 
+    legacy_name_02 = "MaxBackward"
+
 
 class MinBackward0(_ValueSelecting):
     """min(dim): the gradient goes to the position of each minimum."""
+
+    legacy_name_02 = "MinBackward"
 
 
 _EXTREME_SIGNATURES = (
@@ -760,6 +772,8 @@ def logsumexp(self, dim, keepdim: bool = False):
 class CumsumBackward0(Node):
     """d cumsum: each input feeds every later output — a reversed cumulative sum."""
 
+    legacy_name_02 = "CumsumBackward"
+
     def backward(self, g):
         d = self.dim
         if g._data.ndim == 0:
@@ -786,6 +800,8 @@ def cumsum(self, dim, *, dtype=None):
 
 class CumprodBackward0(Node):
     """d cumprod: sum over later outputs of the product of the other elements up to them."""
+
+    legacy_name_02 = "CumprodBackward"
 
     def backward(self, g):
         x = self.saved("self")

@@ -174,7 +174,18 @@ def unflatten(self, dim: int, sizes):
     """Split dimension `dim` into `sizes`."""
     d = wrap_dim(dim, self._data.ndim)
     shp = self._data.shape
-    sizes = infer_shape(tuple(sizes), shp[d])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) <= 1:  # (two -1s fall through to infer_shape's own error)
+        known = math.prod(s for s in sizes if s != -1)
+        bad = known != shp[d] if -1 not in sizes else (known == 0 or shp[d] % known)
+        if bad:
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                f"{d} ({shp[d]}) in the input tensor"
+            )
+    sizes = infer_shape(sizes, shp[d])
     return view(self, shp[:d] + sizes + shp[d + 1 :])
 
 
@@ -880,12 +891,16 @@ def roll(self, shifts, dims=None):
 class TrilBackward0(Node):
     """Only the kept lower triangle passes the gradient."""
 
+    legacy_name_02 = "TrilBackward"
+
     def backward(self, g):
         return (tril(g, self.diagonal),)
 
 
 class TriuBackward0(Node):
     """Only the kept upper triangle passes the gradient."""
+
+    legacy_name_02 = "TriuBackward"
 
     def backward(self, g):
         return (triu(g, self.diagonal),)
@@ -917,6 +932,8 @@ def triu(self, diagonal: int = 0):
 
 class RepeatBackward0(Node):
     """Sum the gradient over the copies back into the original shape."""
+
+    legacy_name_02 = "RepeatBackward"
 
     def backward(self, g):
         shape = self.input_shape

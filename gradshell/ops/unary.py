@@ -570,6 +570,8 @@ def erf(self):
 class SinhBackward0(Node):
     """d sinh(x)/dx = cosh(x)."""
 
+    legacy_name_02 = "SinhBackward"
+
     def backward(self, g):
         return (g * cosh(self.saved("self")),)
 
@@ -583,6 +585,8 @@ def sinh(self):
 class CoshBackward0(Node):
     """d cosh(x)/dx = sinh(x)."""
 
+    legacy_name_02 = "CoshBackward"
+
     def backward(self, g):
         return (g * sinh(self.saved("self")),)
 
@@ -595,6 +599,8 @@ def cosh(self):
 
 class AsinBackward0(Node):
     """d asin(x)/dx = 1/sqrt(1 - x²)."""
+
+    legacy_name_02 = "AsinBackward"
 
     def backward(self, g):
         x = self.saved("self")
@@ -610,6 +616,8 @@ def asin(self):
 class AcosBackward0(Node):
     """d acos(x)/dx = -1/sqrt(1 - x²)."""
 
+    legacy_name_02 = "AcosBackward"
+
     def backward(self, g):
         x = self.saved("self")
         return (g * -rsqrt(1 - x * x),)
@@ -623,6 +631,8 @@ def acos(self):
 
 class AtanBackward0(Node):
     """d atan(x)/dx = 1/(1 + x²)."""
+
+    legacy_name_02 = "AtanBackward"
 
     def backward(self, g):
         x = self.saved("self")

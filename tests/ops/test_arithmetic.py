@@ -209,3 +209,28 @@ def test_gradcheck(fn):
     args = [gtorch.tensor(rng.uniform(-1, 1, (2, 3)), requires_grad=True) for _ in range(3)]
     assert gradcheck(fn, *args)
     assert gradgradcheck(fn, *args)
+
+
+@pytest.mark.parametrize(
+    "fn,name",
+    [
+        (lambda x: x.clamp(0, 1), "ClampBackward"),
+        (lambda x: x.clamp(min=0), "CmaxConstantBackward"),
+        (lambda x: x.clamp(max=0), "CminConstantBackward"),
+        (lambda x: gtorch.maximum(x, x * 2), "CmaxBackward"),
+        (lambda x: gtorch.lerp(x, x * 2, 0.5), "LerpBackward"),
+        (lambda x: gtorch.addcmul(x, x, x), "AddcmulBackward"),
+        (lambda x: gtorch.atan2(x, x), "Atan2Backward"),
+    ],
+)
+def test_legacy_style_names(fn, name):
+    from gradshell.printing import set_print_style
+
+    x = gtorch.ones(2, requires_grad=True)
+    node = fn(x).grad_fn
+    set_print_style("legacy")
+    try:
+        assert repr(node).startswith(f"<torch.autograd.function.{name} object at 0x")
+    finally:
+        set_print_style("modern")
+    assert repr(node).startswith(f"<{node.name()} object at 0x")

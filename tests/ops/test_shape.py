@@ -200,3 +200,14 @@ def test_split_outputs_are_views_of_one_node():
     assert [p.output_nr for p in (a, b, c)] == [0, 1, 2]
     assert a._base is x
     assert a.grad_fn.name() == "SplitBackward0"
+
+
+@pytest.mark.parametrize("sizes", [(3, 2), (-1, 3), (), (2, 2), (-1, 2), (4, 1)])
+def test_unflatten_sizes(sizes):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    try:
+        torch.ones(3, 4).unflatten(1, sizes)
+    except RuntimeError:
+        check_error(lambda t, a: a.unflatten(1, sizes), x)
+    else:
+        check(lambda t, a: a.unflatten(1, sizes), x)
