@@ -1,0 +1,117 @@
+"""`gradshell learn`: the guided lessons.
+
+    gradshell learn                 the menu, with progress (Enter resumes)
+    gradshell learn NAME            open a lesson (number, id or file name) where you left it
+    gradshell learn --list          list the lessons with progress and exit
+    gradshell learn --reset NAME    forget a lesson's progress (`all`: every lesson)
+    gradshell learn --lang en|zh    the language (default: from the locale)
+
+Exit status: 0, or 2 for a usage error or an unknown lesson.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Sequence
+
+from gradshell.learn.i18n import LANGS, default_lang, tr
+from gradshell.learn.lesson import LessonError, find_lesson, lessons_dir, load_course
+
+DEFAULT_TIME_LIMIT = 60.0
+"""Seconds one statement may run when input comes from a pipe (none at a terminal)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gradshell learn",
+        description="Guided lessons on PyTorch autograd, in English and Chinese.",
+    )
+    p.add_argument("name", nargs="?", help="the lesson to open: its number or name")
+    p.add_argument("--list", action="store_true", help="list the lessons with your progress")
+    p.add_argument("--lang", choices=LANGS, default=None, help="en or zh (default: the locale's)")
+    p.add_argument("--reset", metavar="NAME", help="forget NAME's progress ('all': every lesson)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `gradshell learn`; returns the exit status."""
+    try:
+        args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    lang = args.lang or default_lang()
+    try:
+        course = load_course()
+    except LessonError as exc:
+        print(tr(lang, "lesson_broken", error=exc), file=sys.stderr)
+        return 2
+    if not course:
+        print(tr(lang, "no_lessons", where=lessons_dir()), file=sys.stderr)
+        return 2
+
+    from gradshell.learn.engine import Tutor
+    from gradshell.learn.progress import ProgressStore
+
+    store = ProgressStore()
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+
+    if args.reset is not None:
+        store.load()
+        lesson_id = None
+        if args.reset.lower() != "all":
+            lesson = find_lesson(course, args.reset)
+            if lesson is None:
+                print(tr(lang, "unknown_lesson", name=args.reset), file=sys.stderr)
+                return 2
+            lesson_id = lesson.id
+        _print_notices(store, lang)
+        saved = store.reset(lesson_id)
+        _print_notices(store, lang)
+        what = tr(lang, "reset_all") if lesson_id is None else lesson.title.get(lang)
+        print(tr(lang, "reset_done", what=what))
+        return 0 if saved else 1
+
+    if args.list:
+        store.load()
+        _print_notices(store, lang)
+        tutor = Tutor(course, lang=lang, store=store, out=io.StringIO(), color=_color(interactive))
+        sys.stdout.write(tutor.lesson_table())
+        return 0
+
+    if args.name is not None and find_lesson(course, args.name) is None:
+        print(tr(lang, "unknown_lesson", name=args.name), file=sys.stderr)
+        return 2
+
+    from gradshell.shell.limits import cap_address_space
+
+    cap_address_space()
+    from gradshell.learn.terminal import PipeReader, PromptReader, run_tutor
+
+    tutor = Tutor(
+        course,
+        lang=lang,
+        store=store,
+        out=sys.stdout,
+        time_limit=None if interactive else DEFAULT_TIME_LIMIT,
+        color=_color(interactive),
+    )
+    if not tutor.start(args.name):
+        return 2
+    reader = PromptReader() if interactive else PipeReader(sys.stdin, sys.stdout)
+    return run_tutor(tutor, reader)
+
+
+def _color(interactive: bool) -> bool:
+    from gradshell.viz.common import color_wanted
+
+    return interactive and color_wanted()
+
+
+def _print_notices(store: object, lang: str) -> None:
+    for notice in store.take_notices():  # type: ignore[attr-defined]
+        print(tr(lang, f"store_{notice.kind}", **notice.fields), file=sys.stderr)
+
+
+__all__ = ["main"]
