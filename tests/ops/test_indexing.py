@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gradcheck import Arg, check, check_error, gradcheck, gradgradcheck
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from support.op_checks import Arg, check, check_error, gradcheck, gradgradcheck
 
 from gradshell import torch as gtorch
 

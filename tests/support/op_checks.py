@@ -1,4 +1,4 @@
-"""Shared test helpers for the op library.
+"""Shared test helpers for the op library (issue 6), next to support.gradcheck.
 
 * `gradcheck` / `gradgradcheck`: analytical gradients (first and second order) against
   central finite differences in float64, as `torch.autograd.gradcheck` does, but through
