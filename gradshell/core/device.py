@@ -21,6 +21,7 @@ class Device:
     """A device such as `device(type='cpu')` or `device(type='cuda', index=0)`."""
 
     __slots__ = ("type", "index")
+    __module__ = "torch"
 
     def __init__(self, type: str | Device, index: int | None = None):  # noqa: A002
         if isinstance(type, Device):
@@ -65,6 +66,8 @@ class Device:
     def __reduce__(self):
         return (Device, (self.type, self.index))
 
+
+Device.__name__ = Device.__qualname__ = "device"  # type(d) is torch.device, as in PyTorch
 
 CPU = Device("cpu")
 

@@ -12,6 +12,7 @@ class DType:
     """A tensor element type (`torch.float32`, ...), mapped onto a NumPy dtype."""
 
     __slots__ = ("name", "np", "category", "itemsize", "is_signed", "legacy_name", "aliases")
+    __module__ = "torch"
 
     def __init__(self, name: str, np_dtype: type, category: int, legacy_name: str, aliases=()):
         self.name = name
@@ -61,6 +62,9 @@ _BY_NAME.update({alias: d for d in ALL for alias in d.aliases})
 _BY_NP = {d.np: d for d in ALL}
 
 _default_float = float32
+
+
+DType.__name__ = DType.__qualname__ = "dtype"  # type(torch.float32) is torch.dtype
 
 
 def from_name(name: str) -> DType:

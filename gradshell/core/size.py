@@ -7,6 +7,7 @@ class Size(tuple):
     """The shape of a tensor: a tuple of ints that prints as `torch.Size([2, 3])`."""
 
     __slots__ = ()
+    __module__ = "torch"
 
     def __new__(cls, sizes=()):
         return tuple.__new__(cls, (int(s) for s in sizes))

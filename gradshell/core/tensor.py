@@ -53,6 +53,8 @@ def wrap(data, dtype: dtypes.DType | None = None) -> Tensor:
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
+    __module__ = "torch"  # type(x) reads <class 'torch.Tensor'>, as in PyTorch
+
     # Class-level defaults keep tensor creation cheap: an instance stores only what differs.
     _data = None
     _dtype = dtypes.float32
