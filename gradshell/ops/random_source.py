@@ -28,14 +28,22 @@ def _fill(t: Tensor, values) -> Tensor:
     return t
 
 
-def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+def _core(generator):
+    """The core generator behind `generator` (a torch.Generator or a core one; None is the
+    default generator)."""
+    if generator is None:
+        return default_generator
+    return getattr(generator, "_core", generator)
+
+
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill `t` in place with uniform samples from [a, b) (Tensor.uniform_)."""
-    return _fill(t, default_generator.uniform(t._data.shape, a, b, t._dtype.np))
+    return _fill(t, _core(generator).uniform(t._data.shape, a, b, t._dtype.np))
 
 
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill `t` in place with normal samples (Tensor.normal_)."""
-    values = default_generator.normal(
+    values = _core(generator).normal(
         t._data.shape, mean, std, t._dtype.np, contiguous=_contiguous(t)
     )
     return _fill(t, values)

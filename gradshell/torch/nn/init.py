@@ -84,21 +84,14 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from U(a, b)."""
-    _no_generator(generator)
     with grad_mode.no_grad():
-        return random_source.uniform_(tensor, a, b)
+        return random_source.uniform_(tensor, a, b, generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from N(mean, std²)."""
-    _no_generator(generator)
     with grad_mode.no_grad():
-        return random_source.normal_(tensor, mean, std)
-
-
-def _no_generator(generator) -> None:
-    if generator is not None:
-        raise NotImplementedError("gradshell's nn.init does not take a generator argument")
+        return random_source.normal_(tensor, mean, std, generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 
 from gradshell import torch as gtorch
-from gradshell.core.random import default_generator
 
 torch = pytest.importorskip("torch")
 
 
 def seeded(seed: int) -> None:
     torch.manual_seed(seed)
-    default_generator.manual_seed(seed)
+    gtorch.manual_seed(seed)
 
 
 FILLS = [
@@ -100,3 +99,13 @@ def test_errors(call):
             call(lib)
         msgs.append((type(e.value).__name__, str(e.value)))
     assert msgs[0] == msgs[1]
+
+
+def test_generator_argument():
+    g, t = gtorch.Generator().manual_seed(4), torch.Generator().manual_seed(4)
+    a, b = gtorch.empty(5, 5), torch.empty(5, 5)
+    gtorch.nn.init.normal_(a, generator=g)
+    torch.nn.init.normal_(b, generator=t)
+    gtorch.nn.init.uniform_(a[0], generator=g)
+    torch.nn.init.uniform_(b[0], generator=t)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())

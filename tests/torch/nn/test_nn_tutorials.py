@@ -97,9 +97,7 @@ def test_two_class_mlp_matches_pytorch_at_every_step():
 def test_same_seed_gives_pytorchs_initial_weights():
     torch.manual_seed(3)
     t = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
-    from gradshell.core.random import default_generator
-
-    default_generator.manual_seed(3)
+    gtorch.manual_seed(3)
     g = gtorch.nn.Sequential(gtorch.nn.Linear(2, 16), gtorch.nn.ReLU(), gtorch.nn.Linear(16, 2))
     for p, q in zip(t.parameters(), g.parameters(), strict=True):
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
