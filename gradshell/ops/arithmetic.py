@@ -669,7 +669,7 @@ def _lerp_data(xp, s, e, w):
     # As PyTorch computes it: from the nearer end, so lerp(a, b, 1) is exactly b.
     diff = e - s
     small = xp.abs(w) < 0.5
-    return xp.where(small, s + w * diff, e - diff * (1 - w))
+    return xp.where(small, s + diff * w, e - diff * (1 - w))
 
 
 @tensor_method("lerp")
@@ -794,7 +794,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         tensor1,
         tensor2,
         value,
-        lambda a, b, c, v: a + v * b * c,
+        lambda a, b, c, v: a + b * v * c,  # (arrays first: a NumPy scalar must not lead)
         AddcmulBackward0,
         False,
     )
@@ -809,7 +809,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         tensor1,
         tensor2,
         value,
-        lambda a, b, c, v: a + v * (b / c),
+        lambda a, b, c, v: a + b * v / c,
         AddcdivBackward0,
         True,
     )

@@ -1032,7 +1032,11 @@ def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
         idx[d1] = slice(s1, None)
         idx[d2] = slice(s2, None)
         start = data[tuple(idx)]
-    view = xp.lib.stride_tricks.as_strided(start, shape=shape, strides=strides)
+    if xp.__name__ == "numpy":
+        # NumPy's own diagonal() is read-only; a strided view is writable, like PyTorch's
+        view = xp.lib.stride_tricks.as_strided(start, shape=shape, strides=strides)
+    else:  # CuPy's diagonal is already a writable view
+        view = xp.diagonal(data, offset, d1, d2)
     node = None
     if needs_grad(self):
         node = DiagonalBackward0()

@@ -95,17 +95,17 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 data *= t(1 - lr * wd)
             else:
-                grad = grad + t(wd) * data
+                grad = grad + data * t(wd)  # (arrays first: a NumPy scalar must not lead)
         m = state["exp_avg"]._data
         v = state["exp_avg_sq"]._data
         # m.lerp_(grad, 1 - beta1): from the nearer end, as PyTorch's lerp does
         w = 1 - beta1
         if abs(w) < 0.5:
-            m += t(w) * (grad - m)
+            m += (grad - m) * t(w)
         else:
             m[...] = grad - (grad - m) * t(1 - w)
         v *= t(beta2)
-        v += t(1 - beta2) * grad * grad
+        v += grad * t(1 - beta2) * grad
         step = float(step_t._data)
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
@@ -117,7 +117,7 @@ class Adam(Optimizer):
             denom = xp.sqrt(vmax) / t(bc2_sqrt) + t(eps)
         else:
             denom = xp.sqrt(v) / t(bc2_sqrt) + t(eps)
-        data += t(-step_size) * m / denom
+        data += m * t(-step_size) / denom
         for key in state:
             state[key]._bump_version()
         p._bump_version()

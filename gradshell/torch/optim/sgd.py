@@ -72,7 +72,7 @@ class SGD(Optimizer):
         if group["maximize"]:
             grad = -grad
         if wd != 0:
-            grad = grad + t(wd) * data
+            grad = grad + data * t(wd)  # (arrays first: a NumPy scalar must not lead)
         if momentum != 0:
             state = self.state[p]
             buf = state.get("momentum_buffer")
@@ -82,8 +82,8 @@ class SGD(Optimizer):
             else:
                 b = buf._data
                 b *= t(momentum)
-                b += t(1 - dampening) * grad
+                b += grad * t(1 - dampening)
                 buf._bump_version()
-            grad = grad + t(momentum) * buf._data if group["nesterov"] else buf._data
-        data -= t(lr) * grad
+            grad = grad + buf._data * t(momentum) if group["nesterov"] else buf._data
+        data -= grad * t(lr)
         p._bump_version()
