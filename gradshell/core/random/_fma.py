@@ -22,6 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._parallel import run_chunks
+
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant for float64
 _INT64_MIN = np.iinfo(np.int64).min
 # float64 magnitudes where the split/product arithmetic can neither overflow nor underflow
@@ -263,8 +265,10 @@ def fma64_scalars(a: np.ndarray, b: float, c: float) -> np.ndarray:
     """Exact ``fma(a, b, c)`` for a float64 array ``a`` and float64 scalars ``b``, ``c``.
 
     The common case of ``uniform_`` and ``normal_``: the scalars are split once, the array is
-    processed in cache-sized chunks with preallocated temporaries.  Same algorithm as
-    ``fma64`` (Dekker product, two-sum, round-to-odd), and the same fallbacks.
+    processed in cache-sized chunks (on worker threads for large arrays).  Same algorithm as
+    ``fma64`` (Dekker product, two-sum, round-to-odd).  The non-zero magnitudes of ``a``
+    must lie in [2^-400, 2^400], as uniforms and Box-Muller normals do; the scalars are
+    checked and sent to ``fma64`` when they are out of that range.
     """
     a = np.ascontiguousarray(a, dtype=np.float64)
     b, c = float(b), float(c)
@@ -279,12 +283,12 @@ def fma64_scalars(a: np.ndarray, b: float, c: float) -> np.ndarray:
     out = np.empty_like(flat)
     bh, bl = _split_scalar(b)
     m = min(_CHUNK64, flat.size)
-    t1, t2, t3, ah = (np.empty(m) for _ in range(4))
-    for start in range(0, flat.size, m):
-        x = flat[start : start + m]
-        o = out[start : start + m]
+
+    def task(i: int) -> None:
+        x = flat[i * m : (i + 1) * m]
+        o = out[i * m : (i + 1) * m]
         k = x.size
-        u, v, w, xh = t1[:k], t2[:k], t3[:k], ah[:k]
+        u, v, w, xh = (np.empty(k) for _ in range(4))
         # Veltkamp split of x: xh + (x - xh)
         np.multiply(x, _SPLIT, out=u)
         np.subtract(u, x, out=v)
@@ -325,6 +329,8 @@ def fma64_scalars(a: np.ndarray, b: float, c: float) -> np.ndarray:
         np.not_equal(v, 0.0, out=w.view(np.bool_)[:k])
         np.copyto(sb, ib, where=w.view(np.bool_)[:k])
         np.add(xh, o, out=o)  # RN(uh + RO(ul + pl))
+
+    run_chunks(task, -(-flat.size // m))
     # An exactly zero result needs IEEE's sign rule: RN(ph + c) is then exact.
     zero = out == 0.0
     if zero.any():

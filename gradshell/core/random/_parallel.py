@@ -54,10 +54,21 @@ def set_threads(count: int) -> None:
             _pool = None
 
 
+_in_worker = threading.local()
+
+
+def _run_in_worker(task: Callable[[int], None], i: int) -> None:
+    _in_worker.active = True
+    task(i)
+
+
 def run_chunks(task: Callable[[int], None], count: int) -> None:
-    """Call ``task(i)`` for ``i in range(count)``, in parallel when worthwhile."""
+    """Call ``task(i)`` for ``i in range(count)``, in parallel when worthwhile.
+
+    Calls made from inside a worker run serially, so nested use cannot deadlock the pool.
+    """
     global _pool
-    if _threads == 1 or count < MIN_PARALLEL_CHUNKS:
+    if _threads == 1 or count < MIN_PARALLEL_CHUNKS or getattr(_in_worker, "active", False):
         for i in range(count):
             task(i)
         return
@@ -65,5 +76,5 @@ def run_chunks(task: Callable[[int], None], count: int) -> None:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=_threads, thread_name_prefix="gradshell-rng")
         pool = _pool
-    for future in [pool.submit(task, i) for i in range(count)]:
+    for future in [pool.submit(_run_in_worker, task, i) for i in range(count)]:
         future.result()  # re-raises a worker's exception here
