@@ -39,9 +39,9 @@ Platform variants
 Threads
     Large draws of the float kernels run their independent chunks on a few worker threads
     (NumPy releases the GIL); results never depend on the thread count.  Set the count with
-    ``GRADSHELL_RNG_THREADS`` (read at import) or ``set_threads()``; the default is the number
-    of CPUs, at most 4, and ``1`` keeps everything on the calling thread.  A ``Generator``
-    itself is not thread-safe: guard it with a lock if several threads draw from it.
+    ``GRADSHELL_RNG_THREADS`` (read at import) or ``set_threads()``; the default, 1, keeps
+    everything on the calling thread.  A ``Generator`` itself is not thread-safe: guard it
+    with a lock if several threads draw from it.
 
 Unsupported
     bfloat16 and complex dtypes (NumPy has no bfloat16); the ``randperm`` path for
