@@ -208,8 +208,11 @@ def _shape(shape: Any) -> str:
 
 
 def _close(got: np.ndarray, want: Any, props: dict[str, Any]) -> bool | None:
-    """True/False when shapes agree and values are (not) close; None on a shape mismatch."""
+    """True/False when shapes agree and values are (not) close; None on a shape mismatch.
+    A single expected number stands for every element."""
     expected = np.asarray(want, dtype=np.float64)
+    if expected.ndim == 0 and got.size:
+        expected = np.broadcast_to(expected, got.shape)  # one number: every element
     if got.shape != expected.shape:
         return None
     try:
