@@ -357,3 +357,37 @@ def fma32_scalars(a: np.ndarray, b: np.float32, c: np.float32) -> np.ndarray:
     ):
         return fma32(a, b, c)  # midpoints, subnormals, overflow: the exact general path
     return r
+
+
+_TWO53 = 9007199254740992.0
+
+
+def fma64_list(values: list[float], b: float, c: float) -> list[float]:
+    """Exact ``fma(v, b, c)`` for a short list of finite floats ``v`` in integer arithmetic.
+
+    For a few dozen elements this beats the vectorised error-free transforms: each product
+    is an exact integer, and Python's ``int / int`` is correctly rounded (subnormals too).
+    ``b`` and ``c`` must be finite.
+    """
+    mb, eb = math.frexp(b)
+    bi, eb = int(mb * _TWO53), eb - 53
+    mc, ec = math.frexp(c)
+    ci, ec = int(mc * _TWO53), ec - 53
+    out = []
+    for v in values:
+        mv, ev = math.frexp(v)
+        p = int(mv * _TWO53) * bi
+        e = ev - 53 + eb
+        if e <= ec:
+            num, ex = p + (ci << (ec - e)), e
+        else:
+            num, ex = (p << (e - ec)) + ci, ec
+        if num == 0:
+            # an exact zero: IEEE's sign rule when the product is zero, +0 for a cancellation
+            out.append(v * b + c if v == 0.0 or b == 0.0 else 0.0)
+            continue
+        try:
+            out.append(num / (1 << -ex) if ex < 0 else float(num << ex))
+        except OverflowError:
+            out.append(math.inf if num > 0 else -math.inf)
+    return out

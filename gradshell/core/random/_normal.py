@@ -22,7 +22,7 @@ from . import _libm
 from ._cephes import box_muller_words, kernel
 from ._config import get_capability
 from ._engine import Engine
-from ._fma import fma32, fma32_scalars, fma64_fast, fma64_scalars
+from ._fma import fma32, fma32_scalars, fma64_list, fma64_scalars
 from ._parallel import run_chunks
 from ._uniform import u24_from_words, u53_from_u64
 
@@ -64,10 +64,7 @@ def serial(
             cache = float(v[-1])
     if not (mean == 0.0 and std == 1.0 and math.copysign(1.0, mean) > 0) or not fused:
         if fused:
-            if n <= 16:
-                out = np.array([fma64_fast(x, std, mean) for x in out.tolist()])
-            else:
-                out = fma64_scalars(out, std, mean)
+            out = _fma_small_or_vector(out, std, mean)
         else:
             out = out * std + mean
     else:
@@ -76,6 +73,15 @@ def serial(
 
 
 SMALL_FILL = 1024  # up to this many elements the float32 fill reads precomputed transforms
+
+
+_FMA_LIST_BELOW = 40  # the integer FMA beats the vectorised one below this many elements
+
+
+def _fma_small_or_vector(v: np.ndarray, std: float, mean: float) -> np.ndarray:
+    if v.size < _FMA_LIST_BELOW and math.isfinite(std) and math.isfinite(mean):
+        return np.array(fma64_list(v.tolist(), std, mean), dtype=np.float64)
+    return fma64_scalars(v, std, mean)
 
 
 def _fill32(engine: Engine, n: int, mean: float, std: float, wasted_tail: bool) -> np.ndarray:
@@ -214,7 +220,7 @@ def fill_f64(engine: Engine, n: int, mean: float, std: float) -> np.ndarray:
         out = vals[:n].copy() if n % 16 == 0 else np.concatenate((vals[: n - 16], vals[-16:]))
         if identity:
             return np.add(out, 0.0, out=out)  # fma(v, 1, +0) turns -0 into +0
-        return fma64_scalars(out, std, mean)
+        return _fma_small_or_vector(out, std, mean)
     out = np.empty(n, dtype=np.float64)
     for dst, src in ((out[: 16 * full], u[: 16 * full]), (out[n - 16 :], u[n:])):
         if src.size == 0 or dst.size != src.size:

@@ -103,10 +103,10 @@ def _fma_u53_exact(ks: list[int], b: float, c: float) -> np.ndarray:
             try:
                 out.append(num / den)
             except OverflowError:
-                out.append(math.copysign(math.inf, num))
+                out.append(math.inf if num > 0 else -math.inf)
         else:
             try:
                 out.append(float(num << e))
             except OverflowError:
-                out.append(math.copysign(math.inf, num))
+                out.append(math.inf if num > 0 else -math.inf)
     return np.array(out, dtype=np.float64)
