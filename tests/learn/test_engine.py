@@ -1,0 +1,258 @@
+"""The Tutor: steps, predictions, hints, every command, saving and resuming — driven
+in-process with inputs as a learner would type them."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from learn.lessonkit import course, lesson
+
+from gradshell.learn.engine import Mode, Tutor, parse_prediction, unwrap
+from gradshell.learn.progress import ProgressStore
+
+
+class Learner:
+    """A Tutor and everything it wrote, input by input."""
+
+    def __init__(self, tmp_path, lang="en", name="accumulation"):
+        self.out = io.StringIO()
+        self.store = ProgressStore(tmp_path / "progress.json")
+        self.tutor = Tutor(course(), lang=lang, store=self.store, out=self.out, width=100)
+        self.tutor.start(name)
+
+    def type(self, *inputs: str) -> str:
+        """Feed inputs; return what was written meanwhile."""
+        start = len(self.out.getvalue())
+        for text in inputs:
+            self.tutor.handle(text)
+        return self.out.getvalue()[start:]
+
+    @property
+    def at(self) -> tuple[str, int]:
+        return self.tutor.lesson.id if self.tutor.lesson else "", self.tutor.index
+
+    def value(self, expr: str):
+        return self.tutor.session.namespace[expr]
+
+
+def grad(learner: Learner, name: str = "x") -> list:
+    return learner.value(name).grad.tolist()
+
+
+def test_a_whole_lesson_with_its_solutions(tmp_path):
+    les = lesson("accumulation")
+    me = Learner(tmp_path)
+    for step in les.steps:
+        if step.predict is not None:
+            assert me.tutor.mode is Mode.PREDICT
+            me.type("1")
+        me.type(*step.reference_code())
+    assert me.tutor.mode is Mode.DONE
+    saved = ProgressStore(tmp_path / "progress.json").load().lessons["accumulation"]
+    assert saved.finished and set(saved.done) == {s.id for s in les.steps}
+
+
+def test_wrong_answer_feedback_then_hints_then_skip(tmp_path):
+    me = Learner(tmp_path)
+    text = me.type("x = torch.tensor([2., 2., 2.], requires_grad=True)", "y = x * 3")
+    assert "Not yet" not in text  # nothing wrong yet: x.grad is untouched
+    text = me.type("y.backward(torch.tensor([0.1, 1.0, 10.0]))")
+    assert "Not yet: x.grad holds [0.3, 3, 30]; the task wants [0.2, 2, 20]" in text
+    assert "Stuck? Type hint" in text  # three inputs without passing
+    assert "Hint 1/2: Three lines of code" in me.type("hint")
+    assert "Hint 2/2:" in me.type("hint")
+    assert "That was the last hint" in me.type("hint")
+    text = me.type("skip")
+    assert ">>> y = x * 2" in text and "tensor([ 0.2000,  2.0000, 20.0000])" in text
+    assert "counts as skipped" in text and "Step 2/6" in text
+    assert grad(me) == pytest.approx([0.2, 2.0, 20.0])
+    entry = me.store.progress.lessons["accumulation"]
+    assert entry.skipped == ["first-backward"] and entry.step == "second-backward"
+
+
+def test_skip_restores_the_state_when_the_learners_is_in_the_way(tmp_path):
+    me = Learner(tmp_path)
+    me.type("skip")
+    me.type("")  # no prediction
+    me.type("x = torch.zeros(5, requires_grad=True)")  # x is no longer the lesson's x
+    text = me.type("skip")
+    assert "did not pass" not in text
+    assert grad(me) == pytest.approx([0.4, 4.0, 40.0])
+    assert me.at == ("accumulation", 2)
+
+
+def test_predict_then_reveal(tmp_path):
+    me = Learner(tmp_path)
+    me.type(*lesson("accumulation").steps[0].reference_code())
+    assert me.tutor.mode is Mode.PREDICT
+    assert "Predict first:" in me.out.getvalue()
+    assert "could not read 'y = x * 2'" in me.type("y = x * 2").replace("I could", "could")
+    assert "you predict [0.2, 2, 20]" in me.type("tensor([0.2, 2., 20.])")
+    text = me.type("y = x * 2", "y.backward(torch.tensor([0.1, 1.0, 10.0]))")
+    assert "You predicted [0.2, 2, 20]; x.grad is [0.4, 4, 40]. ✗ Not quite" in text
+
+
+def test_gradient_predictions_show_the_finite_difference_table(tmp_path):
+    me = Learner(tmp_path, name="chain")
+    me.type(*lesson("chain").steps[0].reference_code())
+    me.type("4.5")
+    text = me.type("out.backward()")
+    assert "your prediction of ∂" in text and "finite diff" in text and "All 4 right." in text
+
+
+def test_back_next_and_reset_rebuild_the_state(tmp_path):
+    me = Learner(tmp_path)
+    me.type("skip", "", "skip")  # steps 1 and 2 done by the reference
+    assert me.at == ("accumulation", 2) and grad(me) == pytest.approx([0.4, 4.0, 40.0])
+    me.type("x.grad.zero_()")  # step 3 passes
+    assert me.at == ("accumulation", 3)
+    text = me.type("back")
+    assert me.at == ("accumulation", 2) and "restored" in text
+    assert grad(me) == pytest.approx([0.4, 4.0, 40.0])  # as at the start of step 3
+    me.type("x.grad.mul_(5)")  # mess it up, then start the step again
+    me.type("reset")
+    assert grad(me) == pytest.approx([0.4, 4.0, 40.0])
+    text = me.type("next")  # unfinished: the reference runs quietly
+    assert "reference solution ran quietly" in text
+    assert me.at == ("accumulation", 3) and grad(me) == pytest.approx([0.0, 0.0, 0.0])
+    me.type("back", "back", "back")
+    assert me.at == ("accumulation", 0)
+    assert "This is the first step." in me.type("back")
+
+
+def test_play_checks_nothing_until_nxt(tmp_path):
+    me = Learner(tmp_path)
+    assert "Play mode" in me.type("play")
+    assert me.tutor.prompt() == "(play) >>> "
+    me.type(*lesson("accumulation").steps[0].reference_code())
+    assert me.at == ("accumulation", 0)  # the task was done, but nothing is checked
+    assert "Back to the lesson" in me.type("nxt")
+    assert me.tutor.prompt() == "(5.1) >>> "
+    me.type("x.grad")  # the next input is checked again: the state passes
+    assert me.at == ("accumulation", 1)
+
+
+def test_menu_progress_and_choosing_a_lesson(tmp_path):
+    me = Learner(tmp_path)
+    me.type("skip")
+    text = me.type("menu")
+    assert me.tutor.mode is Mode.MENU and me.tutor.prompt() == "learn › "
+    assert re.search(r"5 │ Gradients add up.*│ 1/6 steps, at step 2", text)
+    assert "Enter to continue lesson 5" in text
+    assert "There is no lesson 'nope'" in me.type("nope")
+    me.type("3")
+    assert me.at == ("chain", 0)
+    me.type("menu", "")  # Enter: continue where we were last
+    assert me.at == ("chain", 0)
+    me.type("menu", "accumulation")
+    assert me.at == ("accumulation", 1)
+    assert "Welcome back" in me.out.getvalue()
+    assert "Step 2/6" in me.type("progress")
+
+
+def test_bye_saves_and_a_new_tutor_resumes_at_the_same_step(tmp_path):
+    me = Learner(tmp_path)
+    me.type("skip", "[0.4, 4, 40]", "y = x * 2", "y.backward(torch.tensor([0.1, 1.0, 10.0]))")
+    assert me.at == ("accumulation", 2)
+    assert "Progress saved" in me.type("bye")
+    assert me.tutor.finished
+    again = Learner(tmp_path)
+    text = again.out.getvalue()
+    assert "Welcome back: resuming lesson 5 at step 3 of 6." in text
+    assert again.at == ("accumulation", 2)
+    assert grad(again) == pytest.approx([0.4, 4.0, 40.0])  # the state of step 3
+    again.type("x.grad.data.zero_()")
+    assert again.at == ("accumulation", 3)
+
+
+def test_exit_and_eof_leave_like_bye(tmp_path):
+    me = Learner(tmp_path)
+    me.type("exit()")
+    assert me.tutor.finished and "Progress saved" in me.out.getvalue()
+    other = Learner(tmp_path)
+    other.tutor.eof()
+    assert other.tutor.finished
+
+
+def test_finishing_offers_the_next_lesson_and_reopening_starts_over(tmp_path):
+    les = lesson("retain-graph")
+    me = Learner(tmp_path, name="retain-graph")
+    for step in les.steps:
+        if step.predict is not None:
+            me.type("")
+        me.type(*step.reference_code())
+    text = me.out.getvalue()
+    assert "★ Lesson 7 complete" in text and "Type next for lesson 8" in text
+    assert me.tutor.prompt() == "(7 ✓) >>> "
+    me.type("a")  # code still runs
+    me.type("next")
+    assert me.at == ("chain-rule", 0)
+    me.type("menu", "7")
+    assert "You finished this lesson before" in me.out.getvalue()
+    assert me.at == ("retain-graph", 0)
+
+
+def test_chinese_throughout(tmp_path):
+    me = Learner(tmp_path, lang="zh")
+    text = me.out.getvalue()
+    assert "第 5 课：梯度会累加" in text and "第 1/6 步" in text and "动手试试：" in text
+    text = me.type("x = torch.tensor([2., 2., 2.], requires_grad=True)", "(x * 3).sum().backward()")
+    assert "还差一点：x.grad 的值是 [3, 3, 3]，题目要的是 [0.2, 2, 20]" in text
+    assert "提示 1/2：" in me.type("hint")
+    assert "预测 › " == (me.type("skip") and me.tutor.prompt())
+    assert "进度已保存" in me.type("bye")
+
+
+def test_commands_named_like_variables_can_still_be_shown(tmp_path):
+    me = Learner(tmp_path)
+    me.type("hint = 3")
+    assert "3" in me.type("print(hint)")
+    assert "Hint 1/2" in me.type("hint")
+
+
+def test_unknown_lesson_on_start(tmp_path):
+    out = io.StringIO()
+    tutor = Tutor(course(), store=ProgressStore(tmp_path / "p.json"), out=out)
+    assert tutor.start("99") is False
+    assert "there is no lesson '99'" in out.getvalue()
+    assert tutor.finished
+
+
+def test_notices_about_the_progress_file_are_shown(tmp_path):
+    (tmp_path / "progress.json").write_text("{oops")
+    me = Learner(tmp_path)
+    assert "could not be read" in me.out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("4.5", 4.5),
+        ("[0.2, 2, 20]", [0.2, 2, 20]),
+        ("(1, 2)", [1, 2]),
+        ("True", True),
+        ("None", None),
+        ("tensor([ 0.2000,  2.0000, 20.0000])", [0.2, 2.0, 20.0]),
+        ("tensor(3., requires_grad=True)", 3.0),
+        ("tensor([[1., 1.],\n        [1., 1.]])", [[1.0, 1.0], [1.0, 1.0]]),
+    ],
+)
+def test_predictions_are_read_as_values(text, value):
+    assert parse_prediction(text) == value
+
+
+@pytest.mark.parametrize("text", ["x.grad", "__import__('os')", "{'a': 1}", "[1, 'a']", "1 +"])
+def test_predictions_that_are_not_plain_values_are_refused(text):
+    with pytest.raises(ValueError):
+        parse_prediction(text)
+
+
+def test_unwrap_joins_lines_as_each_language_reads():
+    assert unwrap("one\ntwo") == "one two"
+    assert unwrap("第一行，\n第二行") == "第一行，第二行"
+    assert unwrap("中文 `x`\nand more") == "中文 `x` and more"
+    assert unwrap("- a\n- b") == "- a\n- b"
+    assert unwrap("```python\nx = 1\ny = 2\n```") == "```python\nx = 1\ny = 2\n```"
+    assert unwrap("para\n\nnext") == "para\n\nnext"
