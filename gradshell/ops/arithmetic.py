@@ -625,7 +625,7 @@ class Atan2Backward0(Node):
 
 
 @tensor_method("atan2", "arctan2")
-def atan2(self, other):
+def atan2(self, other) -> Tensor:
     """The angle of the point (other, self): elementwise arctan(self / other) by quadrant."""
     _require_tensor("atan2", "input", 1, self)
     _require_tensor("atan2", "other", 2, other)
@@ -673,7 +673,7 @@ def _lerp_data(xp, s, e, w):
 
 
 @tensor_method("lerp")
-def lerp(self, end, weight):
+def lerp(self, end, weight) -> Tensor:
     """start + weight * (end - start), elementwise, broadcasting."""
     _require_tensor("lerp", "input", 1, self)
     _require_tensor("lerp", "end", 2, end)
@@ -786,7 +786,7 @@ def _three(fname: str, a, t1, t2, value, combine, node_cls, divide: bool):
 
 
 @tensor_method("addcmul")
-def addcmul(self, tensor1, tensor2, *, value=1):
+def addcmul(self, tensor1, tensor2, *, value=1) -> Tensor:
     """self + value * tensor1 * tensor2."""
     return _three(
         "addcmul",
@@ -801,7 +801,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 
 
 @tensor_method("addcdiv")
-def addcdiv(self, tensor1, tensor2, *, value=1):
+def addcdiv(self, tensor1, tensor2, *, value=1) -> Tensor:
     """self + value * tensor1 / tensor2."""
     return _three(
         "addcdiv",
@@ -861,13 +861,13 @@ def _binary_extreme(fname: str, ufunc: str, node_cls, a, b):
 
 
 @tensor_method("maximum")
-def maximum(self, other):
+def maximum(self, other) -> Tensor:
     """Elementwise maximum of two tensors (NaN wins)."""
     return _binary_extreme("maximum", "maximum", MaximumBackward0, self, other)
 
 
 @tensor_method("minimum")
-def minimum(self, other):
+def minimum(self, other) -> Tensor:
     """Elementwise minimum of two tensors (NaN wins)."""
     return _binary_extreme("minimum", "minimum", MinimumBackward0, self, other)
 
@@ -921,7 +921,7 @@ _CLAMP_SIGNATURES = (
 
 
 @tensor_method("clamp", "clip")
-def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
+def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch's names
     """Limit each element to [min, max] (numbers or tensors; either bound may be None)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")

@@ -415,7 +415,7 @@ class MaskedFillBackward1(Node):
 
 
 @tensor_method("masked_fill")
-def masked_fill(self, mask, value):
+def masked_fill(self, mask, value) -> Tensor:
     """A copy with `value` wherever the boolean `mask` (broadcast) is True."""
     if not isinstance(mask, Tensor):
         raise TypeError(
@@ -493,7 +493,7 @@ class GatherBackward0(Node):
 
 
 @tensor_method("gather")
-def gather(self, dim: int, index, *, sparse_grad: bool = False):
+def gather(self, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
     """out[i][j] = self[index[i][j]][j] (dim 0), and so on: values picked along `dim`."""
     _check_index("gather", index)
     nd = self._data.ndim
@@ -583,7 +583,7 @@ def _src_part(src: Tensor, index) -> object:
 
 
 @tensor_method("scatter")
-def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+def scatter(self, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """A copy with values from `src` (a tensor or number) written at `index` along `dim`."""
     if reduce is not None:
         raise NotImplementedError("gradshell does not support scatter(reduce=...)")
@@ -624,7 +624,7 @@ class ScatterAddBackward0(Node):
 
 
 @tensor_method("scatter_add")
-def scatter_add(self, dim: int, index, src):
+def scatter_add(self, dim: int, index, src) -> Tensor:
     """A copy with `src` added at `index` along `dim` (repeated indices accumulate)."""
     if not isinstance(src, Tensor):
         raise TypeError(
@@ -667,7 +667,7 @@ class IndexSelectBackward0(Node):
 
 
 @tensor_method("index_select")
-def index_select(self, dim: int, index):
+def index_select(self, dim: int, index) -> Tensor:
     """The slices at `index` (a vector) along `dim`, copied."""
     _vector_index("index_select", index, "int32 or int64")
     nd = self._data.ndim
@@ -705,7 +705,7 @@ class IndexAddBackward0(Node):
 
 
 @tensor_method("index_add")
-def index_add(self, dim: int, index, source, *, alpha=1):
+def index_add(self, dim: int, index, source, *, alpha=1) -> Tensor:
     """A copy with alpha * source added at the positions `index` (a vector) along `dim`."""
     _vector_index("index_add", index, "int32 or int64")
     nd = self._data.ndim

@@ -395,7 +395,7 @@ class AddmmBackward0(Node):
 
 
 @tensor_method("addmm")
-def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """beta * self + alpha * (mat1 @ mat2), with self broadcast to the product's shape."""
     _check_pair(mat1, mat2)
     if mat1._data.ndim != 2:
@@ -509,7 +509,7 @@ def _einsum_terms(equation: str, n_ops: int):
     return terms, out
 
 
-def einsum(equation: str, *operands):
+def einsum(equation: str, *operands) -> Tensor:
     """Einstein summation: contract operands by subscript labels ('ij,jk->ik' is a matrix
     product, 'ii->' a trace, 'i,j->ij' an outer product, 'bij,bjk->bik' batched).
 

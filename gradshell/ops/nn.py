@@ -379,7 +379,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out.view(out_shape)
 
 
-def bilinear(*args, **kwargs):
+def bilinear(*args, **kwargs) -> Tensor:
     """Not part of gradshell's op library."""
     raise NotImplementedError("gradshell does not support torch.nn.functional.bilinear")
 

@@ -345,7 +345,7 @@ class ProdBackward1(Node):
 
 
 @tensor_method("prod")
-def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
+def prod(self, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product of all elements, or along `dim`."""
     dt = _sum_dtype(self, dtype)
     xp = array_module(self._data)
@@ -506,13 +506,13 @@ def wrap_dim_(dim: int, nd: int) -> int:
 
 
 @tensor_method("max")
-def max(self, *args, **kwargs):  # noqa: A001 - PyTorch's name
+def max(self, *args, **kwargs) -> Tensor | tuple:  # noqa: A001 - PyTorch's name
     """The largest element; with `dim`, (values, indices) along it; with a tensor, maximum."""
     return _extreme(self, "max", args, kwargs)
 
 
 @tensor_method("min")
-def min(self, *args, **kwargs):  # noqa: A001 - PyTorch's name
+def min(self, *args, **kwargs) -> Tensor | tuple:  # noqa: A001 - PyTorch's name
     """The smallest element; with `dim`, (values, indices) along it; with a tensor, minimum."""
     return _extreme(self, "min", args, kwargs)
 
@@ -569,13 +569,13 @@ def _amax_amin(self: Tensor, name: str, dim, keepdim: bool):
 
 
 @tensor_method("amax")
-def amax(self, dim=(), keepdim: bool = False):
+def amax(self, dim=(), keepdim: bool = False) -> Tensor:
     """The maximum over `dim` (an int or tuple; all dimensions by default)."""
     return _amax_amin(self, "amax", dim, keepdim)
 
 
 @tensor_method("amin")
-def amin(self, dim=(), keepdim: bool = False):
+def amin(self, dim=(), keepdim: bool = False) -> Tensor:
     """The minimum over `dim` (an int or tuple; all dimensions by default)."""
     return _amax_amin(self, "amin", dim, keepdim)
 
@@ -606,13 +606,13 @@ def _arg_extreme(self: Tensor, name: str, dim, keepdim: bool):
 
 
 @tensor_method("argmax")
-def argmax(self, dim=None, keepdim: bool = False):
+def argmax(self, dim=None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor, or along `dim`)."""
     return _arg_extreme(self, "argmax", dim, keepdim)
 
 
 @tensor_method("argmin")
-def argmin(self, dim=None, keepdim: bool = False):
+def argmin(self, dim=None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor, or along `dim`)."""
     return _arg_extreme(self, "argmin", dim, keepdim)
 
@@ -711,13 +711,13 @@ def _var_std(self: Tensor, name: str, args: tuple, kwargs: dict):
 
 
 @tensor_method("var")
-def var(self, *args, **kwargs):
+def var(self, *args, **kwargs) -> Tensor:
     """Variance over all elements or `dim`, divided by N - correction (1 by default)."""
     return _var_std(self, "var", args, kwargs)
 
 
 @tensor_method("std")
-def std(self, *args, **kwargs):
+def std(self, *args, **kwargs) -> Tensor:
     """Standard deviation over all elements or `dim` (N - correction in the divisor)."""
     return _var_std(self, "std", args, kwargs)
 
@@ -738,7 +738,7 @@ class LogsumexpBackward0(Node):
 
 
 @tensor_method("logsumexp")
-def logsumexp(self, dim, keepdim: bool = False):
+def logsumexp(self, dim, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, computed stably (shifted by the maximum)."""
     data = self._data
     dt = self._dtype
@@ -782,7 +782,7 @@ class CumsumBackward0(Node):
 
 
 @tensor_method("cumsum")
-def cumsum(self, dim, *, dtype=None):
+def cumsum(self, dim, *, dtype=None) -> Tensor:
     """Cumulative sums along `dim`."""
     dt = _sum_dtype(self, dtype)
     nd = self._data.ndim
@@ -836,7 +836,7 @@ def _cumprod_grad_with_zeros(g: Tensor, x: Tensor, d: int) -> Tensor:
 
 
 @tensor_method("cumprod")
-def cumprod(self, dim, *, dtype=None):
+def cumprod(self, dim, *, dtype=None) -> Tensor:
     """Cumulative products along `dim`."""
     dt = _sum_dtype(self, dtype)
     nd = self._data.ndim
@@ -868,13 +868,13 @@ def _logical_reduce(self: Tensor, name: str, dim, keepdim: bool):
 
 
 @tensor_method("all")
-def all(self, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+def all(self, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - PyTorch's name
     """True if every element (along `dim`) is nonzero."""
     return _logical_reduce(self, "all", dim, keepdim)
 
 
 @tensor_method("any")
-def any(self, dim=None, keepdim: bool = False):  # noqa: A001 - PyTorch's name
+def any(self, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - PyTorch's name
     """True if some element (along `dim`) is nonzero."""
     return _logical_reduce(self, "any", dim, keepdim)
 
@@ -910,7 +910,7 @@ class DistBackward0(Node):
 
 
 @tensor_method("dist")
-def dist(self, other, p=2):
+def dist(self, other, p=2) -> Tensor:
     """The p-norm of self - other (broadcasting)."""
     from gradshell.ops.arithmetic import _apply
 

@@ -616,7 +616,7 @@ class CatBackward0(Node):
         return tuple(out)
 
 
-def cat(tensors, dim: int = 0, *, out=None):
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """Join tensors along an existing dimension `dim`."""
     from gradshell.core import dtypes
 
@@ -676,7 +676,7 @@ class StackBackward0(Node):
         return tuple(select(g, self.dim, i) if n else None for i, n in enumerate(self.needs))
 
 
-def stack(tensors, dim: int = 0, *, out=None):
+def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """Join equally-shaped tensors along a new dimension `dim`."""
     from gradshell.core import dtypes
 
@@ -741,7 +741,7 @@ def _split_sizes(size: int, split_size: int) -> list:
 
 
 @tensor_method("split")
-def split(self, split_size_or_sections, dim: int = 0):
+def split(self, split_size_or_sections, dim: int = 0) -> tuple:
     """Views of consecutive pieces along `dim`: of `split_size` each, or of the given sizes."""
     nd = self._data.ndim
     d = wrap_dim(dim, nd)
@@ -782,7 +782,7 @@ def _split_views(self: Tensor, d: int, sizes: list, node_cls) -> tuple:
 
 
 @tensor_method("chunk")
-def chunk(self, chunks: int, dim: int = 0):
+def chunk(self, chunks: int, dim: int = 0) -> tuple:
     """Split into `chunks` pieces of (nearly) equal size along `dim` (maybe fewer)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -800,7 +800,7 @@ class UnbindBackward0(Node):
 
 
 @tensor_method("unbind")
-def unbind(self, dim: int = 0):
+def unbind(self, dim: int = 0) -> tuple:
     """The slices along `dim`, with that dimension removed (views)."""
     nd = self._data.ndim
     if nd == 0:
@@ -822,7 +822,7 @@ class FlipBackward0(Node):
 
 
 @tensor_method("flip")
-def flip(self, *dims, **kwargs):
+def flip(self, *dims, **kwargs) -> Tensor:
     """A copy with the order of elements reversed along `dims`."""
     if "dims" in kwargs:
         dims = (kwargs.pop("dims"),)
@@ -843,7 +843,7 @@ def flip(self, *dims, **kwargs):
 
 
 @tensor_method("fliplr")
-def fliplr(self):
+def fliplr(self) -> Tensor:
     """Flip the columns (dimension 1)."""
     if self._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
@@ -851,7 +851,7 @@ def fliplr(self):
 
 
 @tensor_method("flipud")
-def flipud(self):
+def flipud(self) -> Tensor:
     """Flip the rows (dimension 0)."""
     if self._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -866,7 +866,7 @@ class RollBackward0(Node):
 
 
 @tensor_method("roll")
-def roll(self, shifts, dims=None):
+def roll(self, shifts, dims=None) -> Tensor:
     """A copy with elements shifted cyclically along `dims` (the flattened tensor if None)."""
     sh = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     dm = () if dims is None else (tuple(dims) if isinstance(dims, (tuple, list)) else (dims,))
@@ -919,13 +919,13 @@ def _triangle(self: Tensor, name: str, diagonal: int, node_cls):
 
 
 @tensor_method("tril")
-def tril(self, diagonal: int = 0):
+def tril(self, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dimensions (the rest zeroed)."""
     return _triangle(self, "tril", diagonal, TrilBackward0)
 
 
 @tensor_method("triu")
-def triu(self, diagonal: int = 0):
+def triu(self, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dimensions (the rest zeroed)."""
     return _triangle(self, "triu", diagonal, TriuBackward0)
 
@@ -950,7 +950,7 @@ class RepeatBackward0(Node):
 
 
 @tensor_method("repeat")
-def repeat(self, *sizes):
+def repeat(self, *sizes) -> Tensor:
     """Tile the tensor: `sizes[i]` copies along dimension i (extra leading sizes add dims)."""
     reps = _sizes(sizes)
     shape = self._data.shape
@@ -1013,7 +1013,7 @@ def diagonal_embed(g: Tensor, shape: tuple, offset: int, d1: int, d2: int) -> Te
 
 
 @tensor_method("diagonal")
-def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
+def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of dimensions dim1 and dim2 as the last dimension (a view)."""
     nd = self._data.ndim
     d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)

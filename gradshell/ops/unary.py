@@ -551,7 +551,7 @@ class ErfBackward0(Node):
 
 
 @tensor_method("erf")
-def erf(self):
+def erf(self) -> Tensor:
     """The error function."""
     if not isinstance(self, Tensor):
         raise TypeError(
@@ -580,7 +580,7 @@ class SinhBackward0(Node):
 
 
 @tensor_method("sinh")
-def sinh(self):
+def sinh(self) -> Tensor:
     """Hyperbolic sine."""
     return unary(self, "sinh", SinhBackward0, "self")
 
@@ -595,7 +595,7 @@ class CoshBackward0(Node):
 
 
 @tensor_method("cosh")
-def cosh(self):
+def cosh(self) -> Tensor:
     """Hyperbolic cosine."""
     return unary(self, "cosh", CoshBackward0, "self")
 
@@ -611,7 +611,7 @@ class AsinBackward0(Node):
 
 
 @tensor_method("asin", "arcsin")
-def asin(self):
+def asin(self) -> Tensor:
     """Inverse sine (NaN outside [-1, 1])."""
     return unary(self, "arcsin", AsinBackward0, "self")
 
@@ -627,7 +627,7 @@ class AcosBackward0(Node):
 
 
 @tensor_method("acos", "arccos")
-def acos(self):
+def acos(self) -> Tensor:
     """Inverse cosine (NaN outside [-1, 1])."""
     return unary(self, "arccos", AcosBackward0, "self")
 
@@ -643,7 +643,7 @@ class AtanBackward0(Node):
 
 
 @tensor_method("atan", "arctan")
-def atan(self):
+def atan(self) -> Tensor:
     """Inverse tangent."""
     return unary(self, "arctan", AtanBackward0, "self")
 
@@ -658,7 +658,7 @@ class SoftplusBackward0(Node):
         return (where((bx > self.threshold).detach(), g, g * z / (z + 1)),)
 
 
-def softplus(input, beta: float = 1.0, threshold: float = 20.0):  # noqa: A002 - PyTorch's name
+def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002 - PyTorch's name
     """log(1 + exp(beta*x)) / beta, and x itself where beta*x > threshold (for stability)."""
     if not isinstance(input, Tensor):
         raise TypeError(

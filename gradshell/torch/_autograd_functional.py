@@ -76,7 +76,7 @@ def jacobian(
     strict: bool = False,
     vectorize: bool = False,
     strategy: str = "reverse-mode",
-):
+) -> Tensor | tuple:
     """The Jacobian of `func` at `inputs`: for output i and input j a tensor of shape
     outputs[i].shape + inputs[j].shape (tuples nest as func's outputs and inputs do)."""
     if strategy not in ("reverse-mode", "forward-mode"):
@@ -135,12 +135,13 @@ def hessian(
     strict: bool = False,
     vectorize: bool = False,
     outer_jacobian_strategy: str = "reverse-mode",
-):
+) -> Tensor | tuple:
     """The Hessian of a scalar function: the Jacobian of its gradient, of shape
     inputs[i].shape + inputs[j].shape for each pair of inputs."""
     ins, in_tuple = _as_tuple(inputs, "inputs", "hessian")
 
-    def gradient(*xs):
+    def gradient(*xs) -> tuple:
+        """The gradient of func at xs, built with create_graph so it can be differentiated."""
         out = func(*xs)
         outs, is_tuple = _as_tuple(out, "outputs of the user-provided function", "hessian")
         if is_tuple or len(outs) != 1:
@@ -169,7 +170,7 @@ def hessian(
     return result[0][0]
 
 
-def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False) -> Tensor | tuple:
     """(func(inputs), vᵀ J): a vector-Jacobian product."""
     with enable_grad():
         ins, in_tuple = _as_tuple(inputs, "inputs", "vjp")
@@ -194,7 +195,7 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     return (out_vals if out_tuple else out_vals[0]), (res if in_tuple else res[0])
 
 
-def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False) -> Tensor | tuple:
     """(func(inputs), J v): a Jacobian-vector product (by the double-vjp trick)."""
     with enable_grad():
         ins, in_tuple = _as_tuple(inputs, "inputs", "jvp")
@@ -236,7 +237,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     return (out_vals if out_tuple else out_vals[0]), (res if out_tuple else res[0])
 
 
-def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False) -> Tensor | tuple:
     """(func(inputs), vᵀ H) for a scalar function."""
     with enable_grad():
         ins, in_tuple = _as_tuple(inputs, "inputs", "vhp")
@@ -266,6 +267,6 @@ def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     return _finish(out, create_graph), (res if in_tuple else res[0])
 
 
-def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False) -> Tensor | tuple:
     """(func(inputs), H v) for a scalar function (H is symmetric, so this is vhp)."""
     return vhp(func, inputs, v, create_graph, strict)

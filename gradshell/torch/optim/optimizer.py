@@ -94,7 +94,7 @@ class Optimizer:
                         g.requires_grad_(False)
                     g.zero_()
 
-    def step(self, closure=None):
+    def step(self, closure=None) -> object:
         """Update the parameters (subclasses implement this)."""
         raise NotImplementedError
 

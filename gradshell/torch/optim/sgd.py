@@ -50,7 +50,7 @@ class SGD(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
+    def step(self, closure=None) -> object:
         """One update of every parameter that has a gradient; returns closure()'s loss."""
         loss = self._closure_loss(closure)
         with no_grad():

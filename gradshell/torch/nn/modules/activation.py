@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gradshell.core.tensor import Tensor
 from gradshell.ops import nn as F
 from gradshell.torch.nn.modules.module import Module
 
@@ -13,7 +14,7 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002 - PyTorch's name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         """relu(x) (in place if inplace)."""
         return input.relu_() if self.inplace else F.relu(input)
 
@@ -24,7 +25,7 @@ class ReLU(Module):
 class Sigmoid(Module):
     """1 / (1 + exp(-x))."""
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """sigmoid(x)."""
         return F.sigmoid(input)
 
@@ -32,7 +33,7 @@ class Sigmoid(Module):
 class Tanh(Module):
     """tanh(x)."""
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """tanh(x)."""
         return F.tanh(input)
 
@@ -44,7 +45,7 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """softmax(x, dim)."""
         return F.softmax(input, self.dim, _stacklevel=5)
 
@@ -59,7 +60,7 @@ class LogSoftmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """log_softmax(x, dim)."""
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
@@ -70,7 +71,7 @@ class LogSoftmax(Module):
 class Softmin(Softmax):
     """softmax(-x) along `dim`."""
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """softmin(x, dim)."""
         return F.softmin(input, self.dim, _stacklevel=5)
 
@@ -83,7 +84,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """leaky_relu(x)."""
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
@@ -98,7 +99,7 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """gelu(x)."""
         return F.gelu(input, approximate=self.approximate)
 
@@ -114,7 +115,7 @@ class ELU(Module):
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """elu(x)."""
         return F.elu(input, self.alpha, self.inplace)
 
@@ -129,7 +130,7 @@ class SiLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """silu(x)."""
         return F.silu(input, inplace=self.inplace)
 
@@ -145,7 +146,7 @@ class Softplus(Module):
         self.beta = beta
         self.threshold = threshold
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """softplus(x)."""
         return F.softplus(input, self.beta, self.threshold)
 

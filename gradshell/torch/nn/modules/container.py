@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 
+from gradshell.core.tensor import Tensor
 from gradshell.torch.nn.modules.module import Module, _addindent
 
 
@@ -25,7 +27,7 @@ class Sequential(Module):
             for i, module in enumerate(args):
                 self.add_module(str(i), module)
 
-    def forward(self, input):  # noqa: A002 - PyTorch's name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         """Each module's output feeds the next."""
         for module in self._modules.values():
             input = module(input)
@@ -151,15 +153,15 @@ class ModuleDict(Module):
     def __contains__(self, key: str) -> bool:
         return key in self._modules
 
-    def keys(self):
+    def keys(self) -> Iterable[str]:
         """The names."""
         return self._modules.keys()
 
-    def values(self):
+    def values(self) -> Iterable[Module]:
         """The modules."""
         return self._modules.values()
 
-    def items(self):
+    def items(self) -> Iterable[tuple[str, Module]]:
         """(name, module) pairs."""
         return self._modules.items()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gradshell.core.tensor import Tensor
 from gradshell.ops import nn as F
 from gradshell.torch.nn.modules.module import Module
 
@@ -17,7 +18,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """dropout(x, p, self.training)."""
         return F.dropout(input, self.p, self.training, self.inplace)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gradshell.core.tensor import Tensor
 from gradshell.torch.nn.modules.module import Module
 
 
@@ -13,7 +14,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """input.flatten(start_dim, end_dim)."""
         return input.flatten(self.start_dim, self.end_dim)
 
@@ -29,7 +30,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = tuple(unflattened_size)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """input.unflatten(dim, unflattened_size)."""
         return input.unflatten(self.dim, self.unflattened_size)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from gradshell.core.tensor import Tensor
 from gradshell.ops import creation
 from gradshell.ops.nn import linear
 from gradshell.torch.nn import init
@@ -17,7 +18,7 @@ class Identity(Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):  # noqa: A002 - PyTorch's name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         """The input itself."""
         return input
 
@@ -54,7 +55,7 @@ class Linear(Module):
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input):  # noqa: A002 - PyTorch's name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         """x Wᵀ + b."""
         return linear(input, self.weight, self.bias)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gradshell.core.tensor import Tensor
 from gradshell.ops import nn as F
 from gradshell.torch.nn.modules.module import Module
 
@@ -23,7 +24,7 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """Mean squared error."""
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         """mse_loss(input, target)."""
         return F.mse_loss(input, target, reduction=self.reduction)
 
@@ -31,7 +32,7 @@ class MSELoss(_Loss):
 class L1Loss(_Loss):
     """Mean absolute error."""
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         """l1_loss(input, target)."""
         return F.l1_loss(input, target, reduction=self.reduction)
 
@@ -43,7 +44,7 @@ class SmoothL1Loss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         """smooth_l1_loss(input, target)."""
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
@@ -51,7 +52,7 @@ class SmoothL1Loss(_Loss):
 class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities."""
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         """binary_cross_entropy(input, target)."""
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
@@ -66,7 +67,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         """binary_cross_entropy_with_logits(input, target)."""
         return F.binary_cross_entropy_with_logits(
             input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
@@ -87,7 +88,7 @@ class NLLLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         """nll_loss(input, target)."""
         return F.nll_loss(
             input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
@@ -110,7 +111,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         """cross_entropy(input, target)."""
         return F.cross_entropy(
             input,

@@ -78,7 +78,7 @@ class Module:
         object.__setattr__(self, "_forward_pre_hooks", {})
 
     # -- running -------------------------------------------------------------------------------
-    def forward(self, *args, **kwargs):
+    def forward(self, *args, **kwargs) -> object:
         """Define the computation in subclasses."""
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function'
@@ -266,7 +266,7 @@ class Module:
     # -- iteration -----------------------------------------------------------------------------
     def named_modules(
         self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
-    ):
+    ) -> Iterator[tuple[str, Module]]:
         """(name, module) for this module and every descendant, depth first."""
         if memo is None:
             memo = set()
@@ -286,7 +286,7 @@ class Module:
         for _, m in self.named_modules():
             yield m
 
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         """(name, module) for each direct child."""
         seen = set()
         for name, module in self._modules.items():
@@ -312,7 +312,7 @@ class Module:
 
     def named_parameters(
         self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
-    ):
+    ) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter) for every parameter, this module's first."""
         yield from self._named_members(
             lambda m: m._parameters.items(), prefix, recurse, remove_duplicate
@@ -323,7 +323,9 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         """(dotted name, buffer) for every buffer."""
         yield from self._named_members(
             lambda m: m._buffers.items(), prefix, recurse, remove_duplicate
@@ -407,6 +409,7 @@ class Module:
             )
 
         def convert(t: Tensor) -> Tensor:
+            """t on the target device, floating tensors in the target dtype."""
             dt = dtype if (dtype is not None and t.is_floating_point()) else None
             return t.to(dtype=dt, device=device)
 
@@ -437,7 +440,9 @@ class Module:
         return self._apply(lambda t: t.type(dst_type))
 
     # -- state ---------------------------------------------------------------------------------
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+    def state_dict(
+        self, *args, destination=None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict:
         """An OrderedDict from dotted names to parameters and persistent buffers (detached
         unless keep_vars)."""
         if args:
@@ -459,7 +464,9 @@ class Module:
                 )
         return destination
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+    def load_state_dict(
+        self, state_dict, strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
         """Copy values from `state_dict` into the parameters and buffers (shapes must match;
         with strict, the keys too)."""
         if not isinstance(state_dict, dict):
