@@ -40,8 +40,9 @@ COMMANDS = (
     "bye",
 )
 
-#: How many inputs in a step without passing before the learner is pointed at `hint`.
-NUDGE_AFTER = 3
+#: Inputs that went wrong (an error, or a wrong state) before the learner is pointed at
+#: `hint`; or this many inputs more than the reference solution needs.
+NUDGE_AFTER = 2
 
 
 class Mode(Enum):
@@ -86,14 +87,24 @@ def parse_prediction(text: str) -> Any:
 _BLOCK_START = re.compile(r"^(\s*([-*+]|\d+[.)])\s|\s{4}|```|~~~|#|>|\|)")
 
 
+def _cjk_punctuation(char: str) -> bool:
+    code = ord(char)
+    return 0x3000 <= code <= 0x303F or 0xFF00 <= code <= 0xFFEF
+
+
 def _cjk(char: str) -> bool:
     code = ord(char)
-    return (
-        0x2E80 <= code <= 0x9FFF  # CJK radicals .. unified ideographs
-        or 0xF900 <= code <= 0xFAFF
-        or 0xFF00 <= code <= 0xFFEF  # full-width forms and punctuation
-        or 0x3000 <= code <= 0x303F  # CJK punctuation
-    )
+    return 0x2E80 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or _cjk_punctuation(char)
+
+
+def _joiner(before: str, after: str) -> str:
+    """What a soft line break between two characters becomes: nothing between Chinese
+    characters or next to Chinese punctuation, a space otherwise."""
+    if _cjk_punctuation(before) or _cjk_punctuation(after):
+        return ""
+    if _cjk(before) and _cjk(after):
+        return ""
+    return " "
 
 
 def unwrap(text: str) -> str:
@@ -119,8 +130,7 @@ def unwrap(text: str) -> str:
             out.append(line)
             continue
         head = prev.rstrip()
-        joiner = "" if (_cjk(head[-1]) or _cjk(stripped[0])) else " "
-        out[-1] = head + joiner + stripped
+        out[-1] = head + _joiner(head[-1], stripped[0]) + stripped
     return "\n".join(out)
 
 
@@ -157,6 +167,7 @@ class Tutor:
         self.index = 0
         self.hints_shown = 0
         self.attempts = 0
+        self.failures = 0
         self.nudged = False
         self.prediction: Any = NO_PREDICTION
         self.last_feedback = ""
@@ -363,6 +374,7 @@ class Tutor:
         self.index = index
         self.hints_shown = 0
         self.attempts = 0
+        self.failures = 0
         self.nudged = False
         self.last_feedback = ""
         self.prediction = NO_PREDICTION
@@ -515,11 +527,15 @@ class Tutor:
             self.passed()
             return
         failure = verdict.first_failure
-        if failure is not None and failure.status is Status.WRONG and result.error is None:
+        wrong = failure is not None and failure.status is Status.WRONG
+        if result.error is not None or wrong:
+            self.failures += 1
+        if wrong and result.error is None and failure is not None:
             if failure.message != self.last_feedback:
                 self.say(self.t("not_yet", reason=failure.message))
                 self.last_feedback = failure.message
-        if self.attempts >= NUDGE_AFTER and not self.nudged and self.hints_shown == 0:
+        many = self.attempts >= len(self.step.solution) + NUDGE_AFTER + 1
+        if (self.failures >= NUDGE_AFTER or many) and not self.nudged and self.hints_shown == 0:
             self.nudged = True
             self.say(self.t("nudge"))
 

@@ -60,7 +60,9 @@ def test_wrong_answer_feedback_then_hints_then_skip(tmp_path):
     assert "Not yet" not in text  # nothing wrong yet: x.grad is untouched
     text = me.type("y.backward(torch.tensor([0.1, 1.0, 10.0]))")
     assert "Not yet: x.grad holds [0.3, 3, 30]; the task wants [0.2, 2, 20]" in text
-    assert "Stuck? Type hint" in text  # three inputs without passing
+    assert "Stuck?" not in text
+    text = me.type("y.backward(torch.tensor([0.1, 1.0, 10.0]))")  # the graph was freed
+    assert "Stuck? Type hint" in text  # a second input that went wrong
     assert "Hint 1/2: Three lines of code" in me.type("hint")
     assert "Hint 2/2:" in me.type("hint")
     assert "That was the last hint" in me.type("hint")
@@ -253,6 +255,8 @@ def test_unwrap_joins_lines_as_each_language_reads():
     assert unwrap("one\ntwo") == "one two"
     assert unwrap("第一行，\n第二行") == "第一行，第二行"
     assert unwrap("中文 `x`\nand more") == "中文 `x` and more"
+    assert unwrap("里算\n`y2 = x`") == "里算 `y2 = x`"
+    assert unwrap("和 `y`，\n再看") == "和 `y`，再看"
     assert unwrap("- a\n- b") == "- a\n- b"
     assert unwrap("```python\nx = 1\ny = 2\n```") == "```python\nx = 1\ny = 2\n```"
     assert unwrap("para\n\nnext") == "para\n\nnext"
