@@ -1006,3 +1006,22 @@ def div_scalar(self: Tensor, other) -> Tensor:
         node.other = other
         record(node, (self,), res)
     return res
+
+
+class MulBackward1(Node):
+    """Multiplication by a number inside a composite op (mul.Scalar): the number is kept,
+    never freed."""
+
+    def backward(self, g):
+        return (g * self.other,)
+
+
+def mul_scalar(self: Tensor, other) -> Tensor:
+    """self * other for a Python number, recorded as PyTorch's internal mul.Scalar
+    (MulBackward1, which keeps the number rather than saving a tensor)."""
+    res = _apply("multiply", self, other)
+    if needs_grad(self):
+        node = MulBackward1()
+        node.other = other
+        record(node, (self,), res)
+    return res

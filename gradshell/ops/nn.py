@@ -869,8 +869,8 @@ def cross_entropy(
     nll_loss for class indices, or by -sum(target * log_softmax) for class probabilities."""
     x = _input("cross_entropy", input)
     reduction = _reduction(reduction, size_average, reduce)
-    if label_smoothing != 0.0:
-        raise NotImplementedError("gradshell does not support cross_entropy(label_smoothing=...)")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not isinstance(target, Tensor):
         raise TypeError(
             f"cross_entropy(): argument 'target' (position 2) must be Tensor, not "
@@ -878,6 +878,9 @@ def cross_entropy(
         )
     class_dim = 1 if x._data.ndim >= 2 else 0
     if target._dtype.category == FLOAT and target._data.shape == x._data.shape:
+        if label_smoothing > 0:
+            classes = x._data.shape[class_dim]
+            target = target * (1 - label_smoothing) + label_smoothing / classes
         return _cross_entropy_probs(x, target, weight, reduction, class_dim)
     _batch_check(x, target)
     if x._dtype.category != FLOAT:
@@ -887,13 +890,35 @@ def cross_entropy(
         )
     if target._dtype.category == FLOAT:
         _batch_check(x, target)
-    return nll_loss(
-        log_softmax(x, class_dim),
-        target,
-        weight,
-        ignore_index=ignore_index,
-        reduction=reduction,
-    )
+    lsm = log_softmax(x, class_dim)
+    nll = nll_loss(lsm, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    return _smoothed(lsm, nll, target, weight, ignore_index, reduction, label_smoothing, class_dim)
+
+
+def _smoothed(lsm, nll, target, weight, ignore_index, reduction, eps, class_dim):
+    """(1 - eps) * nll + eps/C * (-sum over classes of lsm), as PyTorch composes label
+    smoothing for class indices (ignored targets contribute nothing)."""
+    classes = lsm._data.shape[class_dim]
+    scores = lsm
+    if weight is not None:
+        shape = [1] * lsm._data.ndim
+        shape[class_dim] = classes
+        scores = lsm * weight.reshape(shape)
+    smooth = -scores.sum(class_dim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "sum":
+        smooth = smooth.sum()
+    elif reduction == "mean":
+        if weight is None:
+            denom = (~ignored).sum().to(lsm.dtype)
+        else:
+            kept = target.masked_fill(ignored, 0)
+            denom = weight.gather(0, kept.reshape(-1)).masked_fill(ignored.reshape(-1), 0.0).sum()
+        smooth = smooth.sum() / denom
+    return arithmetic.mul_scalar(nll, 1 - eps) + arithmetic.mul_scalar(smooth, eps / classes)
 
 
 def _cross_entropy_probs(x, target, weight, reduction, class_dim):

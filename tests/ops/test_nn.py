@@ -347,3 +347,54 @@ def test_gradcheck(fn):
     y = gtorch.tensor(rng.uniform(-1.5, 1.5, (2, 3)), requires_grad=True)
     assert gradcheck(fn, x, y)
     assert gradgradcheck(fn, x, y)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@settings(max_examples=15, deadline=None)
+@given(case=classification(), eps=st.sampled_from([0.1, 0.25, 1.0]), data=st.data())
+def test_cross_entropy_label_smoothing(reduction, case, eps, data):
+    logits, target = case
+    c = logits.shape[1]
+    tgt = Arg(target, False)
+    F = "nn.functional"
+    _ = F
+    check(
+        lambda t, a, b: t.nn.functional.cross_entropy(
+            a, b, reduction=reduction, label_smoothing=eps
+        ),
+        logits,
+        tgt,
+    )
+    w = data.draw(hnp.arrays(np.float32, (c,), elements=st.floats(0.25, 2, width=32)))
+    check(
+        lambda t, a, b, e: t.nn.functional.cross_entropy(
+            a, b, weight=e, reduction=reduction, label_smoothing=eps
+        ),
+        logits,
+        tgt,
+        Arg(w, False),
+    )
+    ignore = int(target[0])
+    if (target != ignore).any():
+        check(
+            lambda t, a, b: t.nn.functional.cross_entropy(
+                a, b, ignore_index=ignore, reduction=reduction, label_smoothing=eps
+            ),
+            logits,
+            tgt,
+        )
+    probs = (np.exp(logits) / np.exp(logits).sum(1, keepdims=True)).astype(np.float32)
+    check(
+        lambda t, a, b: t.nn.functional.cross_entropy(
+            a, b, reduction=reduction, label_smoothing=eps
+        ),
+        logits,
+        probs,
+    )
+
+
+def test_label_smoothing_range():
+    x = np.ones((2, 3), np.float32)
+    check_error(
+        lambda t, a: t.nn.functional.cross_entropy(a, t.tensor([0, 1]), label_smoothing=1.5), x
+    )
