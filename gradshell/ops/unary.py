@@ -420,7 +420,7 @@ class WhereBackward0(Node):
         zero = g * 0
         ga = where(c, g, zero) if self.needs_a else None
         gb = where(c, zero, g) if self.needs_b else None
-        return None, ga, gb
+        return ga, gb
 
 
 def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
@@ -469,7 +469,7 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
         node.needs_a = isinstance(input, Tensor) and input._requires_grad
         node.needs_b = isinstance(other, Tensor) and other._requires_grad
         node.save("condition", condition)
-        record(node, (condition, input, other), res)
+        record(node, (input, other), res)  # the condition gets no edge, as in PyTorch
     return res
 
 

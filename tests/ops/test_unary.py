@@ -93,3 +93,20 @@ def test_softplus_rejects_integers():
 def test_inplace_variants():
     for name in ("erf", "sinh", "cosh", "asin", "acos", "atan"):
         check(lambda t, x, n=name: getattr(x.clone(), n + "_")(), np.linspace(-0.5, 0.5, 5))
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3),
+    data=st.data(),
+)
+def test_where(shapes, data):
+    c_shape, a_shape, b_shape = shapes.input_shapes
+    cond = Arg(data.draw(hnp.arrays(np.bool_, c_shape)), False)
+    a = data.draw(arrays(shape=st.just(a_shape)))
+    b = data.draw(arrays(shape=st.just(b_shape)))
+    check(lambda t, c, x, y: t.where(c, x, y), cond, a, b)
+    check(lambda t, c, x: t.where(c, x, 0.5), cond, a)
+    check(lambda t, c, y: t.where(c, 2.0, y), cond, b)
+    check(lambda t, c, x, y: x.where(c, y), cond, a, b)
+    check(lambda t, c, x, y: t.where(c, x, y), cond, a, Arg(b, False))
