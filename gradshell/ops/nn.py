@@ -29,7 +29,8 @@ from gradshell.ops.base import (
     wrap,
     wrap_dim,
 )
-from gradshell.ops.unary import relu, sigmoid, softplus, tanh, where
+from gradshell.ops.unary import relu as _relu
+from gradshell.ops.unary import sigmoid, softplus, tanh, where
 
 __all__ = [
     "relu",
@@ -94,6 +95,11 @@ def _inplace_result(x: Tensor, res: Tensor) -> Tensor:
 
 
 # -- activations -------------------------------------------------------------------------------
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's name
+    """max(x, 0) (in place with inplace=True)."""
+    return _input("relu", input).relu_() if inplace else _relu(input)
+
+
 def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     """relu in place."""
     return input.relu_()
@@ -973,4 +979,4 @@ def _log_softmax_method(self, dim, dtype=None):
 Tensor.softmax = _softmax_method
 Tensor.log_softmax = _log_softmax_method
 
-_ = (BOOL, math, reduction, relu)
+_ = (BOOL, math, reduction)

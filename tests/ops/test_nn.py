@@ -53,9 +53,10 @@ def test_gelu_bad_approximation():
     check_error(lambda t, a: t.nn.functional.gelu(a, approximate="x"), np.ones(2, np.float32))
 
 
-@pytest.mark.parametrize("name", ["leaky_relu", "elu", "silu"])
+@pytest.mark.parametrize("name", ["leaky_relu", "elu", "silu", "relu"])
 def test_inplace_activations(name):
     fn = {
+        "relu": lambda t, a: t.nn.functional.relu(a * 1, inplace=True),
         "leaky_relu": lambda t, a: t.nn.functional.leaky_relu(a * 1, 0.1, inplace=True),
         "elu": lambda t, a: t.nn.functional.elu(a * 1, inplace=True),
         "silu": lambda t, a: t.nn.functional.silu(a * 1, inplace=True),
