@@ -284,9 +284,11 @@ class _Reader:
         self.path = path
 
     def fail(self, message: str) -> NoReturn:
+        """Refuse the lesson with `message`."""
         raise LessonError(self.path, message)
 
     def keys(self, table: Any, where: str, *, required: set[str], optional: set[str]) -> None:
+        """`table` must be a table with the required keys and no others."""
         if not isinstance(table, dict):
             self.fail(f"{where} must be a table")
         missing = sorted(required - set(table))
@@ -297,11 +299,13 @@ class _Reader:
             self.fail(f"{where} has unknown key(s) {', '.join(unknown)}")
 
     def string(self, value: Any, where: str) -> str:
+        """`value` must be a string."""
         if not isinstance(value, str):
             self.fail(f"{where} must be a string")
         return value
 
     def text(self, value: Any, where: str) -> Text:
+        """`value` must be a table of two non-empty strings, `en` and `zh`."""
         if not isinstance(value, dict) or set(value) != set(LANGS):
             self.fail(f"{where} needs exactly {where}.en and {where}.zh")
         en, zh = (self.string(value[k], f"{where}.{k}").strip() for k in LANGS)

@@ -110,6 +110,7 @@ class LessonRuntime:
         original = table["_gs_display"]
 
         def display(value: Any) -> None:
+            """The shell's display, noting the value in the step's log first."""
             if value is not None:
                 self.log.shown.append(value)
             original(value)
