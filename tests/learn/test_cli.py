@@ -111,3 +111,24 @@ def test_a_whole_lesson_from_a_pipe(tmp_path):
 def test_progress_goes_to_the_data_directory(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADSHELL_DATA_DIR", str(tmp_path / "elsewhere"))
     assert default_path() == tmp_path / "elsewhere" / "learn" / "progress.json"
+
+
+def test_the_menu_from_a_pipe_opens_a_lesson_and_leaves(tmp_path):
+    env = dict(os.environ, GRADSHELL_DATA_DIR=str(tmp_path), NO_COLOR="1", LANG="zh_CN.UTF-8")
+    env.pop("LC_ALL", None)
+    env.pop("LANGUAGE", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradshell", "learn"],
+        input="9\nbye\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "gradshell 课程" in out and "learn › 9" in out  # the locale chose Chinese
+    assert "第 9 课：读懂老代码" in out and "(9.1) >>> bye" in out
+    assert "进度已保存" in out
+    saved = ProgressStore(tmp_path / "learn" / "progress.json").load()
+    assert saved.last == "old-code" and saved.lessons["old-code"].step == "legacy-style"
