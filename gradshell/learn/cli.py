@@ -15,9 +15,13 @@ import argparse
 import io
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gradshell.learn.i18n import LANGS, default_lang, tr
 from gradshell.learn.lesson import LessonError, find_lesson, lessons_dir, load_course
+
+if TYPE_CHECKING:
+    from gradshell.learn.progress import ProgressStore
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one statement may run when input comes from a pipe (none at a terminal)."""
@@ -109,8 +113,8 @@ def _color(interactive: bool) -> bool:
     return interactive and color_wanted()
 
 
-def _print_notices(store: object, lang: str) -> None:
-    for notice in store.take_notices():  # type: ignore[attr-defined]
+def _print_notices(store: ProgressStore, lang: str) -> None:
+    for notice in store.take_notices():
         print(tr(lang, f"store_{notice.kind}", **notice.fields), file=sys.stderr)
 
 

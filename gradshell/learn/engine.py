@@ -62,6 +62,16 @@ class _NoPrediction:
 
 
 NO_PREDICTION: Any = _NoPrediction()
+"""Not asked yet."""
+
+
+class _Declined:
+    def __repr__(self) -> str:
+        return "DECLINED"
+
+
+DECLINED: Any = _Declined()
+"""The learner chose not to predict (Enter alone, or `play`)."""
 
 _TENSOR_LITERAL = re.compile(r"^\s*tensor\((.*)\)\s*$", re.S)
 
@@ -463,7 +473,7 @@ class Tutor:
         elif name == "play":
             self._mode_before_play = self.mode if self.mode is not Mode.PREDICT else Mode.STEP
             if self.mode is Mode.PREDICT:
-                self.prediction = None  # no prediction this time
+                self.prediction = DECLINED
             self.mode = Mode.PLAY
             self.say(self.t("play_on"))
         elif name == "nxt":
@@ -542,7 +552,7 @@ class Tutor:
     def take_prediction(self, text: str) -> None:
         """Record the learner's prediction, then ask for the code."""
         if not text.strip():
-            self.prediction = None
+            self.prediction = DECLINED
             self.say(self.t("predict_none"))
             self.show_task()
             return
@@ -559,7 +569,7 @@ class Tutor:
         """After the step passed: the prediction beside the real value."""
         step = self.step
         assert step.predict is not None and self.runtime is not None
-        if self.prediction is NO_PREDICTION or self.prediction is None:
+        if self.prediction is NO_PREDICTION or self.prediction is DECLINED:
             return
         predict = step.predict
         if predict.grad_of is not None:
@@ -723,4 +733,4 @@ class Tutor:
             self.bye()
 
 
-__all__ = ["COMMANDS", "NO_PREDICTION", "Mode", "Tutor", "parse_prediction"]
+__all__ = ["COMMANDS", "DECLINED", "NO_PREDICTION", "Mode", "Tutor", "parse_prediction"]

@@ -96,6 +96,19 @@ def test_predict_then_reveal(tmp_path):
     assert "You predicted [0.2, 2, 20]; x.grad is [0.4, 4, 40]. ✗ Not quite" in text
 
 
+def test_declining_to_predict_and_predicting_none(tmp_path):
+    me = Learner(tmp_path, name="chain")
+    me.type("skip", "skip", "skip", "skip", "skip")  # to step 6, a value prediction
+    assert me.tutor.mode is Mode.PREDICT
+    me.type("")
+    text = me.type(*lesson("chain").steps[5].reference_code())
+    assert "Well done" in text and "You predicted" not in text
+    me.type("back")
+    me.type("None")
+    text = me.type(*lesson("chain").steps[5].reference_code())
+    assert "You predicted None; w.grad is 3. ✗ Not quite" in text
+
+
 def test_gradient_predictions_show_the_finite_difference_table(tmp_path):
     me = Learner(tmp_path, name="chain")
     me.type(*lesson("chain").steps[0].reference_code())
