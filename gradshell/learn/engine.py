@@ -144,6 +144,23 @@ def unwrap(text: str) -> str:
     return "\n".join(out)
 
 
+def _code_kind(text: str) -> str | None:
+    """'look' for an expression that only shows something (`x.grad`, `y`), 'action' for
+    other Python (an assignment, a call...), None for text that is not Python."""
+    try:
+        tree = ast.parse(text.strip())
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not tree.body:
+        return None
+    looks = all(
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Name | ast.Attribute | ast.Subscript | ast.Tuple)
+        for stmt in tree.body
+    )
+    return "look" if looks else "action"
+
+
 def _plain(value: Any) -> bool:
     if value is None or isinstance(value, bool | int | float):
         return True
@@ -559,6 +576,16 @@ class Tutor:
         try:
             value = parse_prediction(text)
         except ValueError as exc:
+            kind = _code_kind(text)
+            if kind == "look":  # looking around before predicting is fine
+                self.run_code(text, check=False)
+                return
+            if kind == "action":  # the learner went straight to the task
+                self.prediction = DECLINED
+                self.mode = Mode.STEP
+                self.say(self.t("predict_code"))
+                self.run_code(text, check=True)
+                return
             self.say(self.t("predict_bad", text=text.strip(), reason=str(exc)))
             return
         self.prediction = value

@@ -90,10 +90,21 @@ def test_predict_then_reveal(tmp_path):
     me.type(*lesson("accumulation").steps[0].reference_code())
     assert me.tutor.mode is Mode.PREDICT
     assert "Predict first:" in me.out.getvalue()
-    assert "could not read 'y = x * 2'" in me.type("y = x * 2").replace("I could", "could")
+    assert "could not read '[0.2, 2'" in me.type("[0.2, 2").replace("I could", "could")
     assert "you predict [0.2, 2, 20]" in me.type("tensor([0.2, 2., 20.])")
     text = me.type("y = x * 2", "y.backward(torch.tensor([0.1, 1.0, 10.0]))")
     assert "You predicted [0.2, 2, 20]; x.grad is [0.4, 4, 40]. ✗ Not quite" in text
+
+
+def test_code_at_the_prediction_prompt_runs_as_code(tmp_path):
+    me = Learner(tmp_path)
+    me.type(*lesson("accumulation").steps[0].reference_code())
+    text = me.type("x.grad")  # a look: shown, and the question stays
+    assert "tensor([ 0.2000,  2.0000, 20.0000])" in text and me.tutor.mode is Mode.PREDICT
+    text = me.type("y = x * 2")  # an action: on to the task
+    assert "No prediction this time" in text and me.tutor.mode is Mode.STEP
+    text = me.type("y.backward(torch.tensor([0.1, 1.0, 10.0]))")
+    assert "Well done" in text and "You predicted" not in text
 
 
 def test_declining_to_predict_and_predicting_none(tmp_path):
