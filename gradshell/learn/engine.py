@@ -377,15 +377,15 @@ class Tutor:
         entry = self.store.progress.lessons.get(lesson.id)
         index = 0
         note = None
-        if entry is not None and entry.finished:
-            note = self.t("restart_finished")
-        elif entry is not None and entry.step is not None:
+        if entry is not None and entry.step is not None:
             found = lesson.step_index(entry.step)
             index = found if found is not None else 0
             if index > 0:
                 note = self.t(
                     "resumed", number=lesson.number, index=index + 1, total=len(lesson.steps)
                 )
+        if index == 0 and entry is not None and entry.finished:
+            note = self.t("restart_finished")
         self.rule(self.t("lesson_header", number=lesson.number, title=lesson.title.get(self.lang)))
         if note:
             self.say(note)

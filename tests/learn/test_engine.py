@@ -218,6 +218,9 @@ def test_finishing_offers_the_next_lesson_and_reopening_starts_over(tmp_path):
     me.type("menu", "7")
     assert "You finished this lesson before" in me.out.getvalue()
     assert me.at == ("retain-graph", 0)
+    me.type("", *les.steps[0].reference_code(), "bye")  # a second time through, then leave
+    again = Learner(tmp_path, name="retain-graph")
+    assert again.at == ("retain-graph", 1)  # resumes the second pass where it was left
 
 
 def test_chinese_throughout(tmp_path):
