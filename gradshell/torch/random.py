@@ -63,7 +63,7 @@ class Generator:
 
     def manual_seed(self, seed: int) -> Generator:
         """Seed this generator; returns it."""
-        self._core.manual_seed(_as_seed(seed))
+        self._core.manual_seed(seed.item() if isinstance(seed, Tensor) else seed)
         return self
 
     def seed(self) -> int:
@@ -80,10 +80,8 @@ class Generator:
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Restore a state from get_state (PyTorch's state tensors work too)."""
-        if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
-        if new_state._dtype is not dtypes.uint8:
-            raise TypeError(f"expected a torch.ByteTensor, but got {new_state.type()}")
+        if not isinstance(new_state, Tensor) or new_state._dtype is not dtypes.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         self._core.set_state(np.ascontiguousarray(new_state.numpy()).tobytes())
         return self
 
@@ -92,11 +90,11 @@ class Generator:
 
 
 def _as_seed(seed) -> int:
+    # torch.manual_seed(s) takes int(s) first (so 1.5 seeds as 1); Generator.manual_seed
+    # does not, and the core generator gives PyTorch's error for a float there.
     if isinstance(seed, Tensor):
         seed = seed.item()
-    if isinstance(seed, float) and seed.is_integer():
-        seed = int(seed)
-    return seed
+    return int(seed) if isinstance(seed, float) else seed
 
 
 default_generator = Generator(_core=_default_core)
@@ -112,7 +110,7 @@ def _gen(generator: Generator | None) -> _CoreGenerator:
 
 def manual_seed(seed) -> Generator:
     """Seed the default generator (and CuPy's, when a GPU is in use); returns it."""
-    default_generator.manual_seed(seed)
+    default_generator.manual_seed(_as_seed(seed))
     from gradshell.torch import cuda
 
     cuda.manual_seed_all(_as_seed(seed) & 0xFFFFFFFF)

@@ -23,6 +23,9 @@ PROGRAMS = [
     "a = torch.randn(2).normal_(0, -1)",
     "a = torch.multinomial(torch.tensor([1., 2.]), 3)",
     "x = torch.ones(3, requires_grad=True); x.normal_()",
+    "torch.manual_seed(1.5); a = torch.randn(2); s = torch.initial_seed()",
+    "torch.set_rng_state(torch.zeros(5056))",
+    "g = torch.Generator(); g.manual_seed(1.5)",
 ]
 
 

@@ -13,10 +13,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 
 KNOWN_FAILURES = {
-    ("seed_001_legacy.gsh", "a vector output needs a gradients argument (random x)"): (
-        "missing op: torch.randn"
-    ),
-    ("seed_003_modern.gsh", "ways to require grad"): "missing op: torch.randn",
 }
 
 
