@@ -118,8 +118,10 @@ SEED_SRC = (
 
 def cold_start(module: str) -> float:
     """Seconds for a fresh process to import `module` as torch and run the seed program."""
-    code = f"import {module} as torch; {SEED_SRC}" if module == "torch" else (
-        f"from gradshell import torch; {SEED_SRC}"
+    code = (
+        f"import {module} as torch; {SEED_SRC}"
+        if module == "torch"
+        else (f"from gradshell import torch; {SEED_SRC}")
     )
     best = float("inf")
     for _ in range(5):
@@ -142,15 +144,43 @@ def main() -> None:
         f = per_call(floor, min_time=0.5)
         p = per_call(make(real_torch), min_time=0.5) if real_torch else float("nan")
         rows.append(
-            (name, fmt_time(g), fmt_time(p), fmt_time(f), f"{g / p:.2f}×", f"{g / f:.2f}×",
-             f"≤{target}× PyTorch" if target else "≤1.2× NumPy")
+            (
+                name,
+                fmt_time(g),
+                fmt_time(p),
+                fmt_time(f),
+                f"{g / p:.2f}×",
+                f"{g / f:.2f}×",
+                f"≤{target}× PyTorch" if target else "≤1.2× NumPy",
+            )
         )
     gs = cold_start("gradshell")
     pt = cold_start("torch") if real_torch else float("nan")
-    rows.append(("import + seed program, fresh process", fmt_time(gs), fmt_time(pt), "—",
-                 f"{gs / pt:.2f}×", "—", "≤0.2× PyTorch"))
-    print(table(rows, ("benchmark", "gradshell", "PyTorch", "NumPy floor", "vs PyTorch",
-                       "vs NumPy", "target")))
+    rows.append(
+        (
+            "import + seed program, fresh process",
+            fmt_time(gs),
+            fmt_time(pt),
+            "—",
+            f"{gs / pt:.2f}×",
+            "—",
+            "≤0.2× PyTorch",
+        )
+    )
+    print(
+        table(
+            rows,
+            (
+                "benchmark",
+                "gradshell",
+                "PyTorch",
+                "NumPy floor",
+                "vs PyTorch",
+                "vs NumPy",
+                "target",
+            ),
+        )
+    )
 
 
 if __name__ == "__main__":

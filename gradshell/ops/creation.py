@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from gradshell.core import dtypes, grad_mode
+from gradshell.core import dtypes
 from gradshell.core.device import Device, array_module, as_device
 from gradshell.core.limits import check_numel
 from gradshell.core.size import Size
