@@ -33,8 +33,6 @@ _sequence = itertools.count()
 _LEAF_PRIORITY = float("inf")  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
-
-
 class SavedTensor:
     """A tensor saved for backward, remembering its version to detect in-place changes."""
 

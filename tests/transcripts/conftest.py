@@ -12,8 +12,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 
-KNOWN_FAILURES = {
-}
+KNOWN_FAILURES = {}
 
 
 def pytest_collection_modifyitems(config, items):
