@@ -36,8 +36,10 @@ def fmt_time(seconds: float) -> str:
 def table(rows: list[tuple], headers: tuple) -> str:
     """A plain Markdown table."""
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
-    line = lambda r: (
-        "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
-    )  # noqa: E731
+
+    def line(r) -> str:
+        cells = (str(c).ljust(w) for c, w in zip(r, widths, strict=True))
+        return "| " + " | ".join(cells) + " |"
+
     sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
     return "\n".join([line(headers), sep, *[line(r) for r in rows]])
