@@ -12,7 +12,7 @@ from gradshell.replay.detect import detect_prompt, detect_style, resolve_style
 from gradshell.replay.model import TranscriptError
 from gradshell.replay.parser import NoSessionsError, parse_transcript, read_transcript
 
-SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parents[1] / "transcripts" / "seeds"
 
 
 def examples(text: str, **kw):

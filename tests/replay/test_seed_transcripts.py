@@ -18,7 +18,7 @@ from gradshell.replay.runner import run_session
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "tests" / "transcripts"
-SEEDS = ROOT.parent / "shared" / "seeds"
+SEEDS = ROOT / "tests" / "transcripts" / "seeds"
 MODERN = ["seed_002_modern.gsh", "seed_003_modern.gsh"]
 LEGACY = ["seed_000_legacy.gsh", "seed_001_legacy.gsh"]
 
