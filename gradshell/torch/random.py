@@ -166,10 +166,12 @@ def _place(data: np.ndarray, device) -> np.ndarray:
     return data if xp is np else xp.asarray(data)
 
 
-def _device_random(device):
-    """CuPy's random module when `device` (or the default) is a CUDA device, else None."""
+def _draw(dt: dtypes.DType, device, requires_grad: bool, host_draw, device_draw) -> Tensor:
+    """A new tensor of samples: `host_draw()` from the PyTorch-exact CPU generator, or
+    `device_draw(cupy.random)` when the tensor goes to a CUDA device."""
     xp = backend_for(device)
-    return None if xp is np else xp.random
+    data = host_draw() if xp is np else device_draw(xp.random)
+    return _finish(data.astype(dt.np, copy=False), dt, requires_grad, device)
 
 
 def rand(
@@ -185,11 +187,13 @@ def rand(
     """Uniform samples in [0, 1)."""
     shape = size_args(size, "rand")
     dt = _float(dtype)
-    cr = _device_random(device)
-    if cr is not None:
-        return _finish(cr.random(shape).astype(dt.np), dt, requires_grad, device)
-    data = _gen(generator).rand(shape, dt.np)
-    return _finish(_place(data, device), dt, requires_grad, device)
+    return _draw(
+        dt,
+        device,
+        requires_grad,
+        lambda: _gen(generator).rand(shape, dt.np),
+        lambda cr: cr.random(shape),
+    )
 
 
 def randn(
@@ -205,11 +209,13 @@ def randn(
     """Standard normal samples."""
     shape = size_args(size, "randn")
     dt = _float(dtype)
-    cr = _device_random(device)
-    if cr is not None:
-        return _finish(cr.standard_normal(shape).astype(dt.np), dt, requires_grad, device)
-    data = _gen(generator).randn(shape, dt.np)
-    return _finish(_place(data, device), dt, requires_grad, device)
+    return _draw(
+        dt,
+        device,
+        requires_grad,
+        lambda: _gen(generator).randn(shape, dt.np),
+        lambda cr: cr.standard_normal(shape),
+    )
 
 
 def _like(t: Tensor, dtype, device):
@@ -282,11 +288,13 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    cr = _device_random(device)
-    if cr is not None:
-        return _finish(cr.randint(low, high, shape).astype(dt.np), dt, requires_grad, device)
-    data = _gen(generator).randint(shape, int(low), int(high), dt.np)
-    return _finish(_place(data, device), dt, requires_grad, device)
+    return _draw(
+        dt,
+        device,
+        requires_grad,
+        lambda: _gen(generator).randint(shape, int(low), int(high), dt.np),
+        lambda cr: cr.randint(low, high, shape),
+    )
 
 
 def randint_like(
@@ -329,11 +337,13 @@ def randperm(
 ) -> Tensor:
     """A random permutation of 0..n-1."""
     dt = dtypes.int64 if dtype is None else dtype
-    cr = _device_random(device)
-    if cr is not None:
-        return _finish(cr.permutation(n).astype(dt.np), dt, requires_grad, device)
-    data = _gen(generator).randperm(n, dt.np)
-    return _finish(_place(data, device), dt, requires_grad, device)
+    return _draw(
+        dt,
+        device,
+        requires_grad,
+        lambda: _gen(generator).randperm(n, dt.np),
+        lambda cr: cr.permutation(n),
+    )
 
 
 def normal(
