@@ -226,6 +226,10 @@ class AccumulateGrad(Node):
         self.next_functions = ()
         self.variable = variable
 
+    def name(self) -> str:
+        """'torch::autograd::AccumulateGrad', as PyTorch names its C++ sink node."""
+        return "torch::autograd::AccumulateGrad"
+
     def backward(self, grad):
         return ()
 

@@ -35,6 +35,12 @@ class TensorLike(Protocol):
     grad_fn: NodeLike | None
 
 
+def node_class_name(node: NodeLike) -> str:
+    """The name PyTorch prints for a node (its class name, `CopySlices`), which is
+    `name()` without a C++ namespace (`torch::autograd::CopySlices`)."""
+    return node.name().rpartition("::")[2]
+
+
 def host_values(t: TensorLike) -> np.ndarray:
     """The tensor's values as a host NumPy array of its shape (no copy on the CPU)."""
     return to_numpy(t._data)

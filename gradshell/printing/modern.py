@@ -228,7 +228,7 @@ def modern_repr(t: TensorLike, opts: PrintOptions = OPTS) -> str:
         body = values_str(values, dtype.is_floating_point, indent, opts)
     grad_fn = t.grad_fn
     if grad_fn is not None:
-        suffixes.append("grad_fn=<" + grad_fn.name() + ">")
+        suffixes.append("grad_fn=<" + _protocol.node_class_name(grad_fn) + ">")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     text = add_suffixes(PREFIX + body, suffixes, indent, opts.linewidth)

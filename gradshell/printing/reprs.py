@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gradshell.printing import _protocol
-from gradshell.printing._protocol import NodeLike, TensorLike
+from gradshell.printing._protocol import NodeLike, TensorLike, node_class_name
 from gradshell.printing.legacy import is_variable, legacy_repr
 from gradshell.printing.modern import modern_repr
 from gradshell.printing.options import get_print_style
@@ -56,7 +56,7 @@ def node_repr(node: NodeLike, ipython: bool = False) -> str:
     `<torch.autograd.function.AddConstantBackward object at 0x7f…>`. With `ipython=True`
     the word `object` is dropped, as IPython's pretty printer does.
     """
-    name = node.legacy_name() if get_print_style() == "legacy" else node.name()
+    name = node.legacy_name() if get_print_style() == "legacy" else node_class_name(node)
     where = " at " if ipython else " object at "
     return "<" + name + where + hex(id(node)) + ">"
 

@@ -179,7 +179,7 @@ def display_name(node: Any) -> str:
 
         if get_print_style() == "legacy":
             return node.legacy_name_02
-    return node.name()
+    return node.name().rpartition("::")[2]
 
 
 # --- the learner's names ------------------------------------------------------------------

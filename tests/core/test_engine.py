@@ -126,7 +126,7 @@ def test_shared_subexpression_flows_twice():
         b.sum().backward()
     finally:
         unsubscribe()
-    into_leaf = [f for f in flows if f.dst.name() == "AccumulateGrad"]
+    into_leaf = [f for f in flows if f.dst.name() == "torch::autograd::AccumulateGrad"]
     assert len(into_leaf) == 2
     assert a.grad.tolist() == [2.0, 2.0]
 
