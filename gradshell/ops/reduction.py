@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from gradshell.core import dtypes, grad_mode
+from gradshell.ops import summation
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -87,8 +88,12 @@ def sum(self, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A001 - P
     dims = _dims_arg(dim, nd)
     dt = _sum_dtype(self, dtype)
     xp = array_module(self._data)
-    data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
-    r = as_array(xp.sum(data, axis=dims, keepdims=keepdim if dims is not None else False))
+    if dt.category == FLOAT:
+        # PyTorch's order of additions, so the last bits (and the printout) agree
+        r = as_array(summation.torch_sum(self._data, dims, keepdim and dims is not None, dt.np))
+    else:
+        data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
+        r = as_array(xp.sum(data, axis=dims, keepdims=keepdim if dims is not None else False))
     if dims is None and keepdim and dim is not None:
         r = r.reshape((1,) * nd)
     if r.dtype != dt.np:
@@ -146,13 +151,9 @@ def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
         )
     nd = self._data.ndim
     dims = _dims_arg(dim, nd)
-    xp = array_module(self._data)
-    data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
-    shp = data.shape
-    n = math.prod(shp[d] for d in dims) if dims is not None else data.size
     kd = keepdim if dims is not None else False
-    r = as_array(xp.add.reduce(data, axis=dims, keepdims=kd))
-    r = as_array(r / n) if n else xp.full(r.shape, math.nan, dt.np)
+    # PyTorch's sum (float16 in float32) divided by the count, rounded as PyTorch rounds it
+    r = as_array(summation.torch_mean(self._data, dims, kd, dt.np))
     if dims is None and keepdim and dim is not None:
         r = r.reshape((1,) * nd)
     if r.dtype != dt.np:

@@ -1,0 +1,639 @@
+"""Float sums that round exactly as PyTorch's CPU kernels round them.
+
+PyTorch 2.x on x86-64 neither adds left to right nor pairwise as NumPy does, so a float32
+``sum`` or ``mean`` can differ from NumPy's in the last bit, and printing shows it
+(``tensor(-2.0000)`` against ``tensor(-2.)``).  This module reproduces the order of its
+additions (ATen's ``cascade_sum`` in ``native/cpu/SumKernel.cpp``, driven by
+``TensorIterator``), with NumPy doing the arithmetic in whole arrays:
+
+* The reduction runs over a ``TensorIterator``: the dimensions are sorted (reduced ones
+  innermost, then by stride), neighbours that are contiguous in memory are merged, and a
+  2-D loop is called on the two innermost dimensions for every index of the others.  The
+  output starts at 0 and each loop call adds its row sums into it.
+* Each row is summed by one of three schemes, chosen from the strides and sizes of the 2-D
+  loop: a cascade of four levels of sequential sums over blocks of ``2**max(4, ceil(log2
+  n)/4)`` items; four interleaved cascades combined at the end; or, for a contiguous row,
+  those four cascades over 32-byte vectors whose lanes are added up at the end.
+  The vectors are 32 bytes even on AVX-512 machines: PyTorch dispatches its sum kernels
+  to the AVX2 build there.
+* Above 32768 elements the work is split across ``get_num_threads()`` OpenMP threads,
+  which changes the order again; this module follows the same split.
+* float16 is added in float32 (and ``mean`` of float16 sums in float32 and divides there).
+* ``mean`` is that sum divided by the element count.
+
+Only NumPy arrays get this treatment, and that path works on NumPy's strides and buffers
+directly; other array modules (CuPy on a GPU, where matching PyTorch's CPU bits is not a
+goal) use their own ``sum``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from gradshell.core.device import array_module
+
+GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE: below this a reduction runs on one thread
+_VEC_BYTES = 32  # width of one AVX2 register
+_ACC = {np.dtype(np.float16): np.dtype(np.float32)}  # float16 is accumulated in float32
+_SEQ_LOOP_MAX = 64  # sequential sums this short run as a loop of vector adds
+
+# -- threads -----------------------------------------------------------------------------
+_threads: int | None = None
+
+
+def _default_threads() -> int:
+    """The intra-op thread count PyTorch starts with: OMP_NUM_THREADS / MKL_NUM_THREADS,
+    else the number of physical cores this process may run on."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = os.environ.get(var, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+    cores = set()
+    for cpu in cpus:
+        base = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(base + "physical_package_id") as f1, open(base + "core_id") as f2:
+                cores.add((f1.read().strip(), f2.read().strip()))
+        except OSError:
+            cores.add(("cpu", str(cpu)))
+    return max(1, len(cores))
+
+
+def get_num_threads() -> int:
+    """The thread count whose work split the sums reproduce (PyTorch's default unless set)."""
+    global _threads
+    if _threads is None:
+        _threads = _default_threads()
+    return _threads
+
+
+def set_num_threads(n: int) -> None:
+    """Reproduce PyTorch running with `n` intra-op threads (as torch.set_num_threads(n))."""
+    global _threads
+    if int(n) < 1:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _threads = int(n)
+
+
+# -- sequential sums ---------------------------------------------------------------------
+def _seq(a, axis: int = 0):
+    """((0 + a[0]) + a[1]) + ... along `axis` (0 or 1), rounding after every addition.
+
+    Starting from +0 matters only for the sign of a zero result (-0 + +0 is +0)."""
+    n = a.shape[axis]
+    xp = array_module(a)
+    if n == 0:
+        return xp.zeros(a.shape[:axis] + a.shape[axis + 1 :], a.dtype)
+    zero = a.dtype.type(0)
+    if n > _SEQ_LOOP_MAX:
+        # add.accumulate is strictly sequential; its first term is a[0] rather than 0 + a[0],
+        # which differs only when every term is -0: one more +0 settles that
+        last = xp.add.accumulate(a, axis=axis)
+        return (last[-1] if axis == 0 else last[:, -1]) + zero
+    if axis == 0:
+        acc = a[0] + zero
+        if n > 1 and not isinstance(acc, xp.ndarray):
+            acc = xp.asarray(acc)  # a scalar (from a 1-D `a`) cannot be added into in place
+        for t in range(1, n):
+            xp.add(acc, a[t], out=acc)
+        return acc
+    acc = a[:, 0] + zero
+    for t in range(1, n):
+        xp.add(acc, a[:, t], out=acc)
+    return acc
+
+
+def _ceil_log2(x: int) -> int:
+    return 1 if x <= 2 else (x - 1).bit_length()
+
+
+def _cascade(x):
+    """ATen's multi_row_sum over axis 0 of `x` (each column on its own): sums of blocks of
+    `s` items feed a sum of `s` block sums, which feeds a sum of `s` of those, which feeds a
+    running total; whatever is left over is added at the end, smallest level first."""
+    n = x.shape[0]
+    cols = x.shape[1:]
+    s = 1 << max(4, _ceil_log2(n) // 4)
+    nb = n // s
+    levels = []  # acc[0] (the tail), acc[1], acc[2], acc[3] — None where nothing is left
+    if nb:
+        block = _seq(x[: nb * s].reshape((nb, s) + cols), 1)
+        n1 = nb // s
+        l1 = _seq(block[: n1 * s].reshape((n1, s) + cols), 1) if n1 else None
+        n2 = n1 // s
+        l2 = _seq(l1[: n2 * s].reshape((n2, s) + cols), 1) if n2 else None
+        tail = x[nb * s :]
+        levels = [
+            _seq(tail) if len(tail) else None,
+            _seq(block[n1 * s :]) if nb > n1 * s else None,
+            _seq(l1[n2 * s :]) if n1 > n2 * s else None,
+            _seq(l2) if n2 else None,
+        ]
+    else:
+        levels = [_seq(x)]
+    total = None
+    for lev in levels:
+        if lev is not None:
+            total = lev if total is None else total + lev
+    if total is None:
+        return array_module(x).zeros(cols, x.dtype)
+    if any(lev is None for lev in levels):
+        total = total + x.dtype.type(0)  # the +0 those empty accumulators would have added
+    return total
+
+
+def _cascade_ilp(x):
+    """ATen's row_sum: four interleaved cascades (items 0, 4, 8, ...; 1, 5, 9, ...; ...), the
+    last n % 4 items added to the first, then the four totals added in order."""
+    n = x.shape[0]
+    q = n // 4
+    if q == 0:
+        return _seq(x)
+    cols = x.shape[1:]
+    parts = _cascade(x[: 4 * q].reshape((q, 4) + cols))
+    p0 = parts[0]
+    for t in range(4 * q, n):
+        p0 = p0 + x[t]
+    return ((p0 + parts[1]) + parts[2]) + parts[3]
+
+
+def _vec_inner(x, acc_dtype):
+    """ATen's vectorized_inner_sum over axis 0 of `x` (rows contiguous in memory): the
+    row read as 32-byte vectors summed by four interleaved cascades lane by lane, the items
+    after the last whole vector summed alone, then the lanes added to that one by one."""
+    n = x.shape[0]
+    cols = x.shape[1:]
+    width = _VEC_BYTES // x.dtype.itemsize  # items per vector load
+    lanes = _VEC_BYTES // acc_dtype.itemsize  # accumulator lanes
+    nv = n // width
+    vecs = x[: nv * width].reshape((nv, width) + cols)
+    if width != lanes:
+        # float16: 16 halves load as two float vectors (items 0-7 and 8-15), added lane-wise
+        vecs = vecs.astype(acc_dtype)
+        vecs = vecs[:, :lanes] + vecs[:, lanes:]
+    acc = _cascade_ilp(vecs)
+    final = _seq(x[nv * width :].astype(acc_dtype, copy=False))
+    for k in range(lanes):
+        final = final + acc[k]
+    return final
+
+
+def _rows(x, s0: int, s1: int, acc_dtype):
+    """One call of cascade_sum's 2-D loop, for a batch of calls at once.
+
+    `x` is (size0, size1, ...): axis 0 is summed, axis 1 holds the loop's rows, the other
+    axes are further calls with the same geometry; `s0`, `s1` are the strides (in items) of
+    axes 0 and 1.  Returns the row sums, shaped (size1, ...), in the accumulator dtype."""
+    size0, size1 = x.shape[0], x.shape[1]
+    width = _VEC_BYTES // x.dtype.itemsize
+    if s0 == 1 and size0 >= width:  # contiguous inner reduction
+        return _vec_inner(x, acc_dtype)
+    xa = x.astype(acc_dtype, copy=False)
+    if s1 == 1 and size1 >= width:  # contiguous outer reduction: 4 vectors of columns at once
+        block = 4 * (_VEC_BYTES // acc_dtype.itemsize)
+        plain = size1 // block * block
+    elif s0 < s1:  # strided inner reduction
+        return _cascade_ilp(xa)
+    else:  # strided outer reduction: four rows at once
+        plain = size1 // 4 * 4
+    if plain == size1:
+        return _cascade(xa)
+    if plain == 0:
+        return _cascade_ilp(xa)
+    xp = array_module(x)
+    return xp.concatenate([_cascade(xa[:, :plain]), _cascade_ilp(xa[:, plain:])], axis=0)
+
+
+# -- the TensorIterator ------------------------------------------------------------------
+def _contiguous_strides(shape) -> list[int]:
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * max(shape[d + 1], 1)
+    return strides
+
+
+def _iterator(shape, in_strides, dims: tuple, keepdim: bool):
+    """The reduction's iteration space as ATen's TensorIterator lays it out: dims innermost
+    first, each a [size, input stride, output stride] (strides in items)."""
+    nd = len(shape)
+    reduced = set(dims)
+    out_shape = [1 if d in reduced else shape[d] for d in range(nd)]
+    if keepdim:
+        out_str = _contiguous_strides(out_shape)
+    else:
+        kept = [shape[d] for d in range(nd) if d not in reduced]
+        it = iter(_contiguous_strides(kept))
+        out_str = [0 if d in reduced else next(it) for d in range(nd)]
+    for d in range(nd):  # a size-1 output dim broadcast over the input has stride 0
+        if out_shape[d] == 1 and shape[d] != 1:
+            out_str[d] = 0
+    ops = (out_str, list(in_strides))
+
+    def should_swap(d0: int, d1: int) -> int:
+        for k, st in enumerate(ops):
+            a, b = st[d0], st[d1]
+            if k == 0 and (a == 0) != (b == 0):  # reduced dims go innermost
+                return 1 if b == 0 else -1
+            if a == 0 or b == 0:
+                continue
+            if a != b:
+                return -1 if a < b else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):  # ATen's insertion sort, ambiguous comparisons skipped
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    dims_ = [[shape[p], in_strides[p], out_str[p]] for p in perm]
+    # coalesce neighbours that are one block of memory for both operands
+    merged: list[list[int]] = []
+    for dim in dims_:
+        if merged:
+            prev = merged[-1]
+            if (
+                prev[0] == 1
+                or dim[0] == 1
+                or (prev[0] * prev[1] == dim[1] and prev[0] * prev[2] == dim[2])
+            ):
+                if prev[0] == 1:
+                    prev[1], prev[2] = dim[1], dim[2]
+                prev[0] *= dim[0]
+                continue
+        merged.append(list(dim))
+    return merged
+
+
+def _view(flat, offset: int, shape, strides):
+    """A strided view into the 1-D array `flat` (strides in items) from item `offset`
+    (np.ndarray over its buffer: much cheaper than as_strided)."""
+    item = flat.itemsize
+    return np.ndarray(
+        tuple(shape),
+        flat.dtype,
+        buffer=flat,
+        offset=offset * item,
+        strides=tuple(s * item for s in strides),
+    )
+
+
+def _flat(a):
+    """`a`'s memory as a 1-D array from its first item (strides are non-negative)."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return a.reshape(-1, order="A")
+    extent = 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides, strict=True)) // a.itemsize
+    return np.lib.stride_tricks.as_strided(a, (extent,), (a.itemsize,), writeable=False)
+
+
+def _store(contribs, out_dtype):
+    """The output after `contribs` (axis 0, in order) were added into it from 0, each sum
+    rounded to the output dtype as ATen's `*out += value` does."""
+    if out_dtype == contribs.dtype:
+        return _seq(contribs)
+    out = np.zeros(contribs.shape[1:], out_dtype)
+    for c in contribs:
+        out = (out.astype(contribs.dtype) + c).astype(out_dtype)
+    return out
+
+
+def _loop_dims(it):
+    """The iterator padded to two dims, as ATen hands the 2-D loop its strides."""
+    it = [list(d) for d in it]
+    while len(it) < 2:
+        it.append([1, 0, 0])
+    return it
+
+
+def _run(flat, in_off: int, out, out_off: int, it, acc_dtype) -> None:
+    """serial_for_each over the whole of `it`: every loop call, batched, written to `out`."""
+    it = _loop_dims(it)
+    (n0, s0, o0), (n1, s1, o1) = it[0], it[1]
+    if o0 != 0 and o1 == 0:  # the loop moves the reduced dim first
+        (n0, s0, o0), (n1, s1, o1) = (n1, s1, o1), (n0, s0, o0)
+    outer = it[2:]
+    shape = [n0, n1] + [d[0] for d in outer]
+    x = _view(flat, in_off, shape, [s0, s1] + [d[1] for d in outer])
+    if o0 != 0:  # no reduced dim left: each output is 0 + its one input
+        r = x.astype(acc_dtype) + acc_dtype.type(0)
+        ostr = [o0, o1] + [d[2] for d in outer]
+        axes = list(range(len(shape)))
+    else:
+        r = _rows(x, s0, s1, acc_dtype)
+        ostr = [o1] + [d[2] for d in outer]
+        axes = list(range(r.ndim))
+    red = [a for a in axes if ostr[a] == 0]
+    keep = [a for a in axes if ostr[a] != 0]
+    keep_shape = [r.shape[a] for a in keep]
+    # the loop visits axis 0 fastest, so the contributions to one output come in that order
+    r = r.transpose(red[::-1] + keep).reshape([-1] + keep_shape)
+    dst = _view(out, out_off, keep_shape, [ostr[a] for a in keep])
+    dst[...] = _store(r, out.dtype)
+
+
+def _range_contribs(flat, it, begin: int, end: int, acc_dtype):
+    """Row sums, in order, of serial_for_each over the linear range [begin, end) of an
+    iterator whose every dim is reduced (one output)."""
+    it = _loop_dims(it)
+    shape = [d[0] for d in it]
+    strides = [d[1] for d in it]
+    n0, n1 = shape[0], shape[1]
+    s0, s1 = strides[0], strides[1]
+    values = []
+    rem = begin
+    for n in shape:
+        values.append(rem % n)
+        rem //= n
+    out = []
+    offset = begin
+    xp = array_module(flat)
+    while offset < end:
+        if values[0] == 0 and values[1] == 0 and len(shape) > 2 and end - offset >= n0 * n1:
+            # whole 2-D blocks for a run of outer indices: one batch
+            count = (end - offset) // (n0 * n1)
+            lin = offset // (n0 * n1)
+            outer_shape = shape[2:]
+            idx = np.unravel_index(np.arange(lin, lin + count), outer_shape, order="F")
+            base = sum(i * s for i, s in zip(idx, strides[2:], strict=True))
+            grid = (
+                base[None, None, :]
+                + (np.arange(n0) * s0)[:, None, None]
+                + (np.arange(n1) * s1)[None, :, None]
+            )
+            r = _rows(flat[grid], s0, s1, acc_dtype)  # (n1, count)
+            out.append(r.T.reshape(-1))
+            step = count * n0 * n1
+            offset += step
+            carry = count
+            for i in range(2, len(shape)):
+                v = values[i] + carry
+                values[i], carry = v % shape[i], v // shape[i]
+            continue
+        step0 = min(n0 - values[0], end - offset)
+        step1 = min(n1 - values[1], (end - offset) // n0) if step0 == n0 else 1
+        off = sum(v * s for v, s in zip(values, strides, strict=True))
+        x = _view(flat, off, (step0, step1, 1), (s0, s1, 0))
+        out.append(_rows(x, s0, s1, acc_dtype)[:, 0])
+        offset += step0 * step1
+        if step1 != 1:
+            i, carry = 1, step1
+        else:
+            i, carry = 0, step0
+        while i < len(shape) and carry:
+            v = values[i] + carry
+            values[i], carry = v % shape[i], (1 if v >= shape[i] else 0)
+            i += 1
+    return xp.concatenate(out) if out else xp.zeros(0, acc_dtype)
+
+
+def _reduce(a, dims: tuple, keepdim: bool, source=None):
+    """cascade_sum of `a` (a float NumPy array in the output dtype) over `dims`, as
+    TensorIterator runs it with get_num_threads() threads. `source` is the array `a` was
+    cast from, if it was."""
+    acc_dtype = _ACC.get(a.dtype, a.dtype)
+    shape = a.shape
+    out_shape = tuple(
+        1 if d in dims else n for d, n in enumerate(shape) if keepdim or d not in dims
+    )
+    out = np.zeros(math.prod(out_shape), a.dtype)
+    numel = a.size
+    if numel == 0:
+        return out.reshape(out_shape)
+    item = a.itemsize
+    strides = [s // item for s in a.strides]
+    for d in range(len(shape) - 1, -1, -1):
+        # NumPy gives size-1 dims any stride (0 after x[:, None]); PyTorch's views keep
+        # them at the stride of the next dim times its size, and their order can matter
+        if shape[d] == 1:
+            strides[d] = strides[d + 1] * shape[d + 1] if d + 1 < len(shape) else 1
+    it = _iterator(shape, strides, dims, keepdim)
+    if acc_dtype != a.dtype and len(it) >= 2 and it[0][2] == 0 and it[1][2] == 0:
+        # ATen sums float16 over two or more merged reduced dims in float32 (cast from the
+        # tensor it was given), then rounds
+        src = a if source is None else source
+        return _reduce(_to(src, acc_dtype), dims, keepdim).astype(a.dtype)
+    flat = _flat(a)
+    threads = get_num_threads()
+    if numel < GRAIN_SIZE or threads == 1:
+        _run(flat, 0, out, 0, it, acc_dtype)
+    elif out.size == 1:
+        _two_pass(flat, out, it, threads, acc_dtype)
+    else:
+        _dim_split(flat, out, it, threads, acc_dtype)
+    return out.reshape(out_shape)
+
+
+def _chunks(n: int, grain: int, threads: int):
+    """at::parallel_for's split of range(n) among OpenMP threads."""
+    if n <= grain or threads == 1:
+        return [(0, n)]
+    nt = min(threads, -(-n // grain))
+    size = -(-n // nt)
+    return [(t * size, min(n, t * size + size)) for t in range(nt) if t * size < n]
+
+
+def _two_pass(flat, out, it, threads: int, acc_dtype) -> None:
+    """One output: each thread sums its share of the range into its own slot, then the
+    slots are summed as a reduction of their own."""
+    numel = math.prod(d[0] for d in it)
+    buffer = np.zeros(threads, out.dtype)
+    for t, (b, e) in enumerate(_chunks(numel, GRAIN_SIZE, threads)):
+        buffer[t] = _store(_range_contribs(flat, it, b, e, acc_dtype)[:, None], out.dtype)[0]
+    _run(buffer, 0, out, 0, [[threads, 1, 0]], acc_dtype)
+
+
+def _dim_split(flat, out, it, threads: int, acc_dtype) -> None:
+    """Several outputs: the threads take slices of one kept dim (parallel_dim_reduction)."""
+    nd = len(it)
+    split = nd - 1
+    for d in range(nd - 1, -1, -1):  # the outermost kept dim with at least one slice each
+        if it[d][2] == 0:
+            break
+        if it[d][0] >= threads:
+            split = d
+            break
+        if it[d][0] > it[split][0]:
+            split = d
+    cols, stride, ostride = it[split]
+    multiple = 128 // flat.itemsize if stride == 1 else 1
+    for b, e in _chunks(cols, 1, threads):
+        b -= b % multiple  # slices of contiguous columns start at a 128-byte boundary
+        if e != cols:
+            e -= e % multiple
+        if b == e:
+            continue
+        sub = [list(d) for d in it]
+        sub[split][0] = e - b
+        _run(flat, b * stride, out, b * ostride, sub, acc_dtype)
+
+
+# -- dtype casts as PyTorch lays them out ---------------------------------------------------
+def _dense_strides(shape, strides) -> list[int]:
+    """infer_dense_strides: dense strides that keep the input's order of dims (dims with
+    stride 0 stay where they are)."""
+    nd = len(shape)
+    if nd == 0:
+        return []
+    if nd == 1:
+        return [1]
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        a, b = strides[d0], strides[d1]
+        if a == 0 or b == 0:
+            return 0
+        if a != b:
+            return -1 if a < b else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * nd
+    step = 1
+    for p in perm:
+        out[p] = step
+        if shape[p] > 1:
+            step *= shape[p]
+    return out
+
+
+def _is_dense(shape, strides) -> bool:
+    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+    need = 1
+    for d in dims:
+        if strides[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def _to(a, dtype):
+    """`tensor.to(dtype)` with PyTorch's preserve_format layout: dense tensors keep their
+    strides, others get dense strides in the same order."""
+    dtype = np.dtype(dtype)
+    if a.dtype == dtype:
+        return a
+    strides = [s // a.itemsize for s in a.strides]
+    if not _is_dense(a.shape, strides):
+        strides = _dense_strides(a.shape, strides)
+    buf = np.empty(max(a.size, 1), dtype)
+    out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * dtype.itemsize for s in strides))
+    out[...] = a
+    return out
+
+
+def _normal_layout(a):
+    """`a` with non-negative strides in whole items (what the emulation walks); a copy in
+    PyTorch's layout otherwise (NumPy views can run backwards, PyTorch's cannot)."""
+    if all(s >= 0 and s % a.itemsize == 0 for s in a.strides):
+        return a
+    return np.ascontiguousarray(a)
+
+
+# -- small 1-D sums --------------------------------------------------------------------------
+def _sum_contiguous_small(x, acc_dtype):
+    """The full sum of a short contiguous 1-D float32/float64 array, with scalars: the
+    cascades have no complete block below 64 items a stream, so each stream is a plain
+    running sum."""
+    t = acc_dtype.type
+    vals = [t(v) for v in x.tolist()]
+    n = len(vals)
+    width = _VEC_BYTES // x.dtype.itemsize
+
+    def ilp(items):
+        m = len(items)
+        q = m // 4
+        if q == 0:
+            acc = t(0)
+            for v in items:
+                acc = acc + v
+            return acc
+        p = [t(0) + items[k] for k in range(4)]
+        for i in range(1, q):
+            for k in range(4):
+                p[k] = p[k] + items[4 * i + k]
+        for v in items[4 * q :]:
+            p[0] = p[0] + v
+        return ((p[0] + p[1]) + p[2]) + p[3]
+
+    if n < width:
+        return ilp(vals) + t(0)
+    nv = n // width
+    lanes = [ilp(vals[lane : nv * width : width]) for lane in range(width)]
+    final = t(0)
+    for v in vals[nv * width :]:
+        final = final + v
+    for v in lanes:
+        final = final + v
+    return final + t(0)
+
+
+# Short contiguous sums go through scalars (cheaper than the array machinery); they must stay
+# below 16 vectors per interleaved stream, where the cascades would start a block
+_SMALL = {4: 128, 8: 64}
+
+
+# -- public entry points -------------------------------------------------------------------
+def _dims(ndim: int, dims) -> tuple:
+    if dims is None:
+        return tuple(range(ndim))
+    return tuple(sorted(set(dims)))
+
+
+def torch_sum(a, dims=None, keepdim: bool = False, dtype=None):
+    """torch.sum(a, dims, keepdim, dtype=dtype) of a float array, rounded as PyTorch's CPU
+    kernels round it. `dims` is a tuple of non-negative dims, or None for all of them."""
+    xp = array_module(a)
+    out_dtype = np.dtype(dtype) if dtype is not None else a.dtype
+    dims = _dims(a.ndim, dims)
+    if xp is not np:
+        return xp.sum(a, axis=dims, keepdims=keepdim, dtype=out_dtype)
+    source = None
+    if a.dtype != out_dtype:
+        source = _normal_layout(a)
+        a = _to(source, out_dtype)
+    n = a.size
+    if (
+        len(dims) == a.ndim
+        and out_dtype in (np.float32, np.float64)
+        and n < _SMALL[out_dtype.itemsize]
+        and (a.flags.c_contiguous or a.flags.f_contiguous)
+    ):
+        r = np.asarray(_sum_contiguous_small(a.reshape(-1, order="A"), out_dtype))
+        return r.reshape((1,) * a.ndim) if keepdim else r
+    return _reduce(_normal_layout(a), dims, keepdim, source)
+
+
+def torch_mean(a, dims=None, keepdim: bool = False, dtype=None):
+    """torch.mean: the PyTorch-rounded sum (float16 summed in float32) divided by the count."""
+    xp = array_module(a)
+    out_dtype = np.dtype(dtype) if dtype is not None else a.dtype
+    dims_ = _dims(a.ndim, dims)
+    count = math.prod(a.shape[d] for d in dims_)
+    if xp is not np:
+        return xp.mean(a, axis=dims_, keepdims=keepdim, dtype=out_dtype)
+    sum_dtype = _ACC.get(out_dtype, out_dtype)
+    s = torch_sum(a, dims_, keepdim, dtype=sum_dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = s / sum_dtype.type(count)
+    return r.astype(out_dtype, copy=False)
