@@ -238,15 +238,48 @@ def matmul(self, other):
         return _squeeze_dim(mm(self.unsqueeze(0), other), 0)
     if d1 == 2 and d2 == 2:
         return mm(self, other)
-    if d1 >= 3 and d2 <= 2:
-        return _fold(self, other)
-    if d2 >= 3 and d1 <= 2:
-        # (B^T @ A^T)^T, as PyTorch folds the batched operand
-        t1 = other.mT
-        t2 = self.t() if d1 == 2 else self
-        out = _fold(t1, t2)
-        return out.mT.contiguous() if d1 == 2 else out
+    if d1 == 3 and d2 == 3:
+        # A batch of one that needs a gradient is squeezed first, so that the product is
+        # folded into one mm (PyTorch does this to avoid an expanded gradient).
+        if self._data.shape[0] == 1 and other._data.shape[0] > 1 and _rg(self):
+            return matmul(_squeeze_batch(self), other)
+        if other._data.shape[0] == 1 and self._data.shape[0] > 1 and _rg(other):
+            return matmul(self, _squeeze_batch(other))
+    if (d1 >= 3 and d2 <= 2) or (d2 >= 3 and d1 <= 2):
+        if _should_fold(self, other):
+            if d1 >= 3:
+                return _fold(self, other)
+            # (B^T @ A^T)^T, as PyTorch folds the batched operand
+            t1 = other.mT
+            t2 = self.t() if d1 == 2 else self
+            out = _fold(t1, t2)
+            return out.mT.contiguous() if d1 == 2 else out
     return _batched(self, other)
+
+
+def _rg(t: Tensor) -> bool:
+    from gradshell.core import grad_mode
+
+    return t._requires_grad and grad_mode.state.enabled
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """Whether PyTorch folds the batched operand into a matrix (one mm/mv) or uses bmm."""
+    big, small = (a, b) if a._data.ndim >= b._data.ndim else (b.mT, a)
+    if _rg(small):
+        return True  # folding avoids an expanded gradient for the small operand
+    if a._data.ndim == 2:
+        return False  # folding would need a transposed copy of the result
+    if big._data.size == 0:
+        return True
+    shape, strides = big._data.shape, big.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _squeeze_batch(t: Tensor) -> Tensor:
+    from gradshell.ops.shape import squeeze
+
+    return squeeze(t, 0)
 
 
 def _fold(t1: Tensor, t2: Tensor) -> Tensor:
@@ -273,14 +306,13 @@ def _prod(xs) -> int:
 
 
 def _batched(a: Tensor, b: Tensor) -> Tensor:
-    if a._data.ndim == 1:
-        return _squeeze_dim(_batched(a.unsqueeze(0), b), -2 + b._data.ndim)
-    if b._data.ndim == 1:
-        out = _batched(a, b.unsqueeze(-1))
-        return _squeeze_dim(out, out._data.ndim - 1)
+    """Broadcast batch dimensions, one bmm, then reshape to the result (PyTorch's steps)."""
+    vector_lhs, vector_rhs = a._data.ndim == 1, b._data.ndim == 1
+    if vector_lhs:
+        a = a.unsqueeze(0)
     n, k = a._data.shape[-2:]
-    k2, m = b._data.shape[-2:]
-    ba, bb = a._data.shape[:-2], b._data.shape[:-2]
+    k2, m = (b._data.shape[0], 1) if vector_rhs else b._data.shape[-2:]
+    ba, bb = a._data.shape[:-2], () if vector_rhs else b._data.shape[:-2]
     try:
         batch = tuple(_broadcast_shapes(ba, bb))
     except ValueError:
@@ -295,8 +327,15 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
         )
     nb = _prod(batch)
     ea = a.expand(batch + (n, k)).reshape(nb, n, k)
-    eb = b.expand(batch + (k2, m)).reshape(nb, k2, m)
-    return unsafe_view(bmm(ea, eb), batch + (n, m))
+    if vector_rhs:
+        eb = b.expand(batch + (k2,)).reshape(nb, k2).unsqueeze(2)
+    else:
+        eb = b.expand(batch + (k2, m)).reshape(nb, k2, m)
+    out = bmm(ea, eb)
+    if vector_rhs:
+        out = out.squeeze(-1)
+    shape = batch + (() if vector_lhs else (n,)) + (() if vector_rhs else (m,))
+    return unsafe_view(out, shape)
 
 
 def _broadcast_shapes(a: tuple, b: tuple) -> list:

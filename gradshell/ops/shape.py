@@ -123,6 +123,10 @@ def view_as(self, other: Tensor) -> Tensor:
     return view(self, other._data.shape)
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """reshape of a non-contiguous tensor that needed no copy: reshape the gradient back."""
+
+
 class UnsafeViewBackward0(ViewBackward0):
     """reshape that had to copy: the gradient is reshaped back."""
 
@@ -133,8 +137,10 @@ def reshape(self, *shape):
     shape = infer_shape(_sizes(shape), self._data.size)
     v = _try_view(self._data, shape)
     if v is not None:
-        node = ViewBackward0() if needs_grad(self) else None
-        if node is not None:
+        node = None
+        if needs_grad(self):
+            # a view of a row-major tensor is a view; of any other layout, PyTorch's alias
+            node = ViewBackward0() if self.is_contiguous() else ReshapeAliasBackward0()
             node.input_shape = self._data.shape
         return make_view(self, v, node)
     c = clone(self)
