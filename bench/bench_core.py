@@ -8,7 +8,12 @@ import subprocess
 import sys
 import time
 
-import numpy as np
+# One BLAS thread for every contender (set before NumPy loads its BLAS), so the figures
+# compare the libraries, not how many idle cores the machine has.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from common import fmt_time, per_call, table  # noqa: E402
