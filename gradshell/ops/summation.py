@@ -38,7 +38,10 @@ from gradshell.core.device import array_module
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE: below this a reduction runs on one thread
 _VEC_BYTES = 32  # width of one AVX2 register
 _ACC = {np.dtype(np.float16): np.dtype(np.float32)}  # float16 is accumulated in float32
-_SEQ_LOOP_MAX = 64  # sequential sums this short run as a loop of vector adds
+# Sequential sums run as one add.accumulate over few columns or long runs, else as a loop
+# of in-place vector adds (accumulate walks many wide columns slowly)
+_SEQ_LOOP_MAX = 256
+_ACCUMULATE_COLS = 64
 
 # -- threads -----------------------------------------------------------------------------
 _threads: int | None = None
@@ -92,8 +95,9 @@ def _seq(a, axis: int = 0):
     if n == 0:
         return xp.zeros(a.shape[:axis] + a.shape[axis + 1 :], a.dtype)
     zero = a.dtype.type(0)
-    if n > _SEQ_LOOP_MAX:
-        # add.accumulate is strictly sequential; its first term is a[0] rather than 0 + a[0],
+    if n > 2 and (a.size // n <= _ACCUMULATE_COLS or n > _SEQ_LOOP_MAX):
+        # add.accumulate is strictly sequential, and one call: cheaper than a loop when the
+        # columns are few or the run is long. Its first term is a[0] rather than 0 + a[0],
         # which differs only when every term is -0: one more +0 settles that
         last = xp.add.accumulate(a, axis=axis)
         return (last[-1] if axis == 0 else last[:, -1]) + zero
@@ -158,10 +162,12 @@ def _cascade_ilp(x):
         return _seq(x)
     cols = x.shape[1:]
     parts = _cascade(x[: 4 * q].reshape((q, 4) + cols))
-    p0 = parts[0]
-    for t in range(4 * q, n):
-        p0 = p0 + x[t]
-    return ((p0 + parts[1]) + parts[2]) + parts[3]
+    if n > 4 * q:
+        xp = array_module(x)
+        parts = xp.concatenate([parts[:1], x[4 * q :], parts[1:]])
+    # p0 (+ the leftover items) + p1 + p2 + p3, in that order; p0 is never -0, so the +0
+    # the sequential sum starts from changes nothing
+    return _seq(parts)
 
 
 def _vec_inner(x, acc_dtype):
@@ -179,10 +185,11 @@ def _vec_inner(x, acc_dtype):
         vecs = vecs.astype(acc_dtype)
         vecs = vecs[:, :lanes] + vecs[:, lanes:]
     acc = _cascade_ilp(vecs)
-    final = _seq(x[nv * width :].astype(acc_dtype, copy=False))
-    for k in range(lanes):
-        final = final + acc[k]
-    return final
+    if n > nv * width:
+        xp = array_module(x)
+        acc = xp.concatenate([x[nv * width :].astype(acc_dtype, copy=False), acc])
+    # 0, plus the leftover items, plus the lanes one by one
+    return _seq(acc)
 
 
 def _rows(x, s0: int, s1: int, acc_dtype):
@@ -551,41 +558,44 @@ def _normal_layout(a):
 
 
 # -- small 1-D sums --------------------------------------------------------------------------
-def _sum_contiguous_small(x, acc_dtype):
-    """The full sum of a short contiguous 1-D float32/float64 array, with scalars: the
-    cascades have no complete block below 64 items a stream, so each stream is a plain
-    running sum."""
-    t = acc_dtype.type
-    vals = [t(v) for v in x.tolist()]
+def _stream(items, zero):
+    """row_sum of fewer than 64 items (no cascade block completes): four running sums over
+    items 0, 4, 8, ...; 1, 5, 9, ...; ..., the tail added to the first, then added up."""
+    q = len(items) // 4
+    if q == 0:
+        acc = zero
+        for v in items:
+            acc = acc + v
+        return acc
+    p0 = p1 = p2 = p3 = zero
+    for i in range(0, 4 * q, 4):
+        p0 = p0 + items[i]
+        p1 = p1 + items[i + 1]
+        p2 = p2 + items[i + 2]
+        p3 = p3 + items[i + 3]
+    for v in items[4 * q :]:
+        p0 = p0 + v
+    return ((p0 + p1) + p2) + p3
+
+
+def _sum_contiguous_small(x):
+    """The full sum of a short contiguous 1-D float32/float64 array, with scalars (float64
+    as Python floats, which are IEEE doubles; float32 as NumPy float32 scalars)."""
+    if x.dtype.itemsize == 8:
+        vals, zero = x.tolist(), 0.0
+    else:
+        vals, zero = list(x), np.float32(0)
     n = len(vals)
     width = _VEC_BYTES // x.dtype.itemsize
-
-    def ilp(items):
-        m = len(items)
-        q = m // 4
-        if q == 0:
-            acc = t(0)
-            for v in items:
-                acc = acc + v
-            return acc
-        p = [t(0) + items[k] for k in range(4)]
-        for i in range(1, q):
-            for k in range(4):
-                p[k] = p[k] + items[4 * i + k]
-        for v in items[4 * q :]:
-            p[0] = p[0] + v
-        return ((p[0] + p[1]) + p[2]) + p[3]
-
-    if n < width:
-        return ilp(vals) + t(0)
+    if n < width:  # the strided path: one row_sum; the output then adds it to 0
+        return _stream(vals, zero) + zero
     nv = n // width
-    lanes = [ilp(vals[lane : nv * width : width]) for lane in range(width)]
-    final = t(0)
+    final = zero
     for v in vals[nv * width :]:
         final = final + v
-    for v in lanes:
-        final = final + v
-    return final + t(0)
+    for lane in range(width):
+        final = final + _stream(vals[lane : nv * width : width], zero)
+    return final + zero
 
 
 # Short contiguous sums go through scalars (cheaper than the array machinery); they must stay
@@ -597,43 +607,77 @@ _SMALL = {4: 128, 8: 64}
 def _dims(ndim: int, dims) -> tuple:
     if dims is None:
         return tuple(range(ndim))
-    return tuple(sorted(set(dims)))
+    return tuple(sorted(set(dims))) if len(dims) > 1 else tuple(dims)
+
+
+def _small_total(a, dims: tuple, out_dtype):
+    """The full sum as a scalar when `a` is short, contiguous and needs no cast (the common
+    case in lessons), else None."""
+    if (
+        a.dtype is out_dtype
+        and len(dims) == a.ndim
+        and out_dtype.itemsize in _SMALL
+        and a.size < _SMALL[out_dtype.itemsize]
+        and (a.flags.c_contiguous or a.flags.f_contiguous)
+    ):
+        return _sum_contiguous_small(a.ravel(order="A"))
+    return None
+
+
+def _exact_sum(a, dims: tuple, keepdim: bool, out_dtype):
+    """torch_sum for a NumPy array, `dims` normalised, `out_dtype` a float np.dtype."""
+    total = _small_total(a, dims, out_dtype)
+    if total is not None:
+        r = np.asarray(total, out_dtype)
+        return r.reshape((1,) * a.ndim) if keepdim else r
+    source = None
+    if a.dtype != out_dtype:
+        source = _normal_layout(a)
+        a = _to(source, out_dtype)
+    if (
+        len(dims) == a.ndim
+        and (a.flags.c_contiguous or a.flags.f_contiguous)
+        and (a.size < GRAIN_SIZE or get_num_threads() == 1)
+        and a.size
+    ):
+        # a dense full reduction is one contiguous row, summed by one loop call
+        x = a.ravel(order="A")[:, None]
+        acc_dtype = _ACC.get(out_dtype, out_dtype)
+        width = _VEC_BYTES // out_dtype.itemsize
+        r = _vec_inner(x, acc_dtype) if len(x) >= width else _cascade_ilp(x.astype(acc_dtype))
+        r = _store(r, out_dtype).reshape(())
+        return r.reshape((1,) * a.ndim) if keepdim else r
+    return _reduce(_normal_layout(a), dims, keepdim, source)
 
 
 def torch_sum(a, dims=None, keepdim: bool = False, dtype=None):
     """torch.sum(a, dims, keepdim, dtype=dtype) of a float array, rounded as PyTorch's CPU
     kernels round it. `dims` is a tuple of non-negative dims, or None for all of them."""
     xp = array_module(a)
-    out_dtype = np.dtype(dtype) if dtype is not None else a.dtype
+    out_dtype = a.dtype if dtype is None else np.dtype(dtype)
     dims = _dims(a.ndim, dims)
     if xp is not np:
         return xp.sum(a, axis=dims, keepdims=keepdim, dtype=out_dtype)
-    source = None
-    if a.dtype != out_dtype:
-        source = _normal_layout(a)
-        a = _to(source, out_dtype)
-    n = a.size
-    if (
-        len(dims) == a.ndim
-        and out_dtype in (np.float32, np.float64)
-        and n < _SMALL[out_dtype.itemsize]
-        and (a.flags.c_contiguous or a.flags.f_contiguous)
-    ):
-        r = np.asarray(_sum_contiguous_small(a.reshape(-1, order="A"), out_dtype))
-        return r.reshape((1,) * a.ndim) if keepdim else r
-    return _reduce(_normal_layout(a), dims, keepdim, source)
+    return _exact_sum(a, dims, keepdim, out_dtype)
 
 
 def torch_mean(a, dims=None, keepdim: bool = False, dtype=None):
     """torch.mean: the PyTorch-rounded sum (float16 summed in float32) divided by the count."""
     xp = array_module(a)
-    out_dtype = np.dtype(dtype) if dtype is not None else a.dtype
-    dims_ = _dims(a.ndim, dims)
-    count = math.prod(a.shape[d] for d in dims_)
+    out_dtype = a.dtype if dtype is None else np.dtype(dtype)
+    dims = _dims(a.ndim, dims)
     if xp is not np:
-        return xp.mean(a, axis=dims_, keepdims=keepdim, dtype=out_dtype)
+        return xp.mean(a, axis=dims, keepdims=keepdim, dtype=out_dtype)
     sum_dtype = _ACC.get(out_dtype, out_dtype)
-    s = torch_sum(a, dims_, keepdim, dtype=sum_dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    count = a.size if len(dims) == a.ndim else math.prod([a.shape[d] for d in dims])
+    total = _small_total(a, dims, sum_dtype)
+    if total is not None and count:
+        r = np.asarray(total / sum_dtype.type(count), out_dtype)
+        return r.reshape((1,) * a.ndim) if keepdim else r
+    s = _exact_sum(a, dims, keepdim, sum_dtype)
+    if count:
         r = s / sum_dtype.type(count)
+    else:
+        with np.errstate(invalid="ignore"):  # 0 / 0: the mean of nothing is nan
+            r = s / sum_dtype.type(count)
     return r.astype(out_dtype, copy=False)
