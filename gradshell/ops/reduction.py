@@ -222,26 +222,11 @@ def vector_norm(self, ord=2, dim=None, keepdim: bool = False, *, dtype=None):  #
     """torch.linalg.vector_norm."""
     nd = self._data.ndim
     dims = _dims_arg(dim, nd)
-    xp = array_module(self._data)
-    a = xp.abs(self._data)
     p = float(ord)
-    kd = keepdim if dims is not None else False
-    if p == 2:
-        r = xp.sqrt(xp.sum(a * a, axis=dims, keepdims=kd))
-    elif p == math.inf:
-        r = xp.max(a, axis=dims, keepdims=kd) if a.size else xp.zeros(())
-    elif p == -math.inf:
-        r = xp.min(a, axis=dims, keepdims=kd)
-    elif p == 0:
-        r = xp.sum(a != 0, axis=dims, keepdims=kd).astype(self._dtype.np)
-    elif p == 1:
-        r = xp.sum(a, axis=dims, keepdims=kd)
-    else:
-        r = xp.sum(a**p, axis=dims, keepdims=kd) ** (1.0 / p)
-    r = as_array(r).astype(self._dtype.np, copy=False)
-    if dims is None and keepdim:
-        r = r.reshape((1,) * nd)
-    res = wrap(r, self._dtype)
+    dt = dtype if isinstance(dtype, dtypes.DType) else self._dtype
+    # summed in PyTorch's order (and with its kernels' FMAs), so the last bits agree
+    r = summation.torch_vector_norm(self._data, p, dims, keepdim, dt.np)
+    res = wrap(as_array(r), dt)
     if needs_grad(self):
         node = LinalgVectorNormBackward0()
         node.p = p
@@ -691,14 +676,9 @@ def _var_std(self: Tensor, name: str, args: tuple, kwargs: dict):
     dof = builtins.max(0, n - correction)
     if dof <= 0:
         warnings.warn(DOF_WARNING.format(name=name), UserWarning, stacklevel=3)
-    xp = array_module(data)
-    kd = keepdim if dims is not None else False
-    m = xp.mean(data, axis=dims, keepdims=True)
-    dev = data - m
-    ss = xp.sum(dev * dev, axis=dims, keepdims=kd)
-    with np.errstate(all="ignore"):
-        v = ss / data.dtype.type(dof) if dof else ss / data.dtype.type(0)
-        r = xp.sqrt(v) if name == "std" else v
+    # PyTorch's algorithms (two passes in double for one output, else Welford's updates in
+    # double) in its order, so the last bits agree
+    r = summation.torch_var(data, dims, correction, keepdim, name == "std")
     r = _reduced_data(as_array(r).astype(self._dtype.np, copy=False), nd, dims, keepdim)
     res = wrap(r, self._dtype)
     if needs_grad(self):
@@ -790,7 +770,9 @@ def cumsum(self, dim, *, dtype=None) -> Tensor:
     d = wrap_dim_(dim, nd)
     data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
     xp = array_module(data)
-    r = data.copy() if nd == 0 else xp.cumsum(data, axis=d, dtype=dt.np)
+    # PyTorch runs the sum in its CPU accumulate type (float32 in double, float16 in
+    # float32) and rounds each output from it
+    r = data.copy() if nd == 0 else summation.torch_cumulative(xp.cumsum, data, d, dt.np)
     res = wrap(as_array(r), dt)
     if needs_grad(self):
         node = CumsumBackward0()
@@ -844,7 +826,7 @@ def cumprod(self, dim, *, dtype=None) -> Tensor:
     d = wrap_dim_(dim, nd)
     data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
     xp = array_module(data)
-    r = data.copy() if nd == 0 else xp.cumprod(data, axis=d, dtype=dt.np)
+    r = data.copy() if nd == 0 else summation.torch_cumulative(xp.cumprod, data, d, dt.np)
     res = wrap(as_array(r), dt)
     if needs_grad(self):
         node = CumprodBackward0()

@@ -28,6 +28,7 @@ goal) use their own ``sum``.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -681,3 +682,292 @@ def torch_mean(a, dims=None, keepdim: bool = False, dtype=None):
         with np.errstate(invalid="ignore"):  # 0 / 0: the mean of nothing is nan
             r = s / sum_dtype.type(count)
     return r.astype(out_dtype, copy=False)
+
+
+# -- other reductions in PyTorch's order ------------------------------------------------------
+def _reduced_layout(a, dims: tuple, keepdim: bool):
+    """(view, out, out strides): `a` as (L, *kept) with axis 0 running over the reduced
+    elements in the order TensorIterator visits them (its innermost dim fastest), and the
+    flat output with the strides (in items) of the kept axes."""
+    shape = a.shape
+    item = a.itemsize
+    strides = [s // item for s in a.strides]
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] == 1:
+            strides[d] = strides[d + 1] * shape[d + 1] if d + 1 < len(shape) else 1
+    it = _iterator(shape, strides, dims, keepdim)
+    red = [d for d in it if d[2] == 0][::-1]
+    keep = [d for d in it if d[2] != 0]
+    count = math.prod(d[0] for d in red)
+    view = _view(_flat(a), 0, [d[0] for d in red + keep], [d[1] for d in red + keep])
+    view = view.reshape((count,) + tuple(d[0] for d in keep))
+    out_shape = tuple(
+        1 if d in dims else n for d, n in enumerate(shape) if keepdim or d not in dims
+    )
+    return view, out_shape, [d[2] for d in keep], it
+
+
+def _fold(terms, acc_dtype, single_output: bool):
+    """binary_kernel_reduce's running sum of `terms` (axis 0) from 0; one output over more
+    than GRAIN_SIZE items is cut into per-thread pieces whose sums are then added to 0."""
+    n = terms.shape[0]
+    threads = get_num_threads()
+    if not single_output or n < GRAIN_SIZE or threads == 1:
+        return _seq(terms)
+    parts = [_seq(terms[b:e]) for b, e in _chunks(n, GRAIN_SIZE, threads)]
+    zero = np.zeros_like(parts[0])
+    return _seq(np.stack(parts + [zero] * (threads - len(parts))))
+
+
+def _fma(a, b, c):
+    """a*b + c rounded once (x86's FMA), element-wise."""
+    from gradshell.core.random._fma import fma32, fma64
+
+    fn = fma32 if a.dtype == np.float32 else fma64
+    return np.asarray(fn(a, b, c)).reshape(np.broadcast_shapes(a.shape, c.shape))
+
+
+def _norm2_lastdim(rows):
+    """The vectorised 2-norm over a contiguous last dim (rows is (L, ...)): squares summed
+    lane by lane over 32-byte vectors, lanes added in order, then the leftover items —
+    the compiler squares them four at a time without FMA, then FMAs the rest."""
+    n = rows.shape[0]
+    width = _VEC_BYTES // rows.itemsize
+    nv = n // width
+    vecs = rows[: nv * width].reshape((nv, width) + rows.shape[1:])
+    total = _seq(_seq(vecs * vecs))
+    tail = rows[nv * width :]
+    plain = len(tail) // 4 * 4 if rows.dtype == np.float32 else 0
+    for i in range(len(tail)):
+        if i < plain:
+            total = total + tail[i] * tail[i]
+        else:
+            total = _fma(tail[i], tail[i], total)
+    return np.sqrt(total)
+
+
+_LIBM_POW_MAX = 1 << 16  # beyond this many items, NumPy's own (faster, inexact) power
+
+
+@functools.cache
+def _libm_pow():
+    """glibc's (powf, pow) through ctypes, or None where there is no such libm."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("m")
+    try:
+        libm = ctypes.CDLL(name) if name else None
+    except OSError:
+        libm = None
+    if libm is None or not hasattr(libm, "powf"):
+        return None
+    libm.powf.restype = ctypes.c_float
+    libm.powf.argtypes = [ctypes.c_float, ctypes.c_float]
+    return np.frompyfunc(libm.powf, 2, 1), np.frompyfunc(math.pow, 2, 1)
+
+
+def _pow(x, y):
+    """x ** y element-wise as the C library computes it: PyTorch's scalar reduction kernels
+    call pow/powf, whose last bit NumPy's vectorised power does not always reproduce."""
+    fns = _libm_pow()
+    if fns is None or x.size > _LIBM_POW_MAX:
+        return np.power(x, y)
+    fn = fns[0] if x.dtype == np.float32 else fns[1]
+    return np.asarray(fn(x, y), dtype=x.dtype).reshape(np.broadcast_shapes(x.shape, np.shape(y)))
+
+
+def torch_vector_norm(a, p: float = 2.0, dims=None, keepdim: bool = False, dtype=None):
+    """torch.linalg.vector_norm(a, p, dims, keepdim, dtype=dtype) of a float array, summed
+    in PyTorch's CPU order (dims: non-negative ints, or None for all)."""
+    xp = array_module(a)
+    out_dtype = a.dtype if dtype is None else np.dtype(dtype)
+    dims = _dims(a.ndim, dims)
+    if a.dtype != out_dtype:
+        a = _to(_normal_layout(a), out_dtype) if xp is np else a.astype(out_dtype)
+    p = float(p)
+    if all(a.shape[d] == 1 for d in dims):
+        # nothing to reduce: |x| (ATen skips the kernel), or x != 0 for p = 0
+        r = (a != 0).astype(out_dtype) if p == 0 else xp.abs(a)
+        return r if keepdim else r.reshape([n for d, n in enumerate(a.shape) if d not in dims])
+    if xp is not np or math.isinf(p) or p == 0:
+        # max/min/count are exact in any order; other array modules need not match the bits
+        m = xp.abs(a)
+        kd = {"axis": dims, "keepdims": keepdim}
+        if m.size == 0:
+            shape = [1 if d in dims else n for d, n in enumerate(a.shape)]
+            if not keepdim:
+                shape = [n for d, n in enumerate(a.shape) if d not in dims]
+            return xp.full(shape, math.inf if p < 0 else 0.0, out_dtype)
+        if p == math.inf:
+            return xp.max(m, **kd).astype(out_dtype)
+        if p == -math.inf:
+            return xp.min(m, **kd).astype(out_dtype)
+        if p == 0:
+            return xp.sum(m != 0, **kd).astype(out_dtype)
+        acc = xp.sum(m**p, dtype=_ACC.get(out_dtype, out_dtype), **kd)
+        return (acc ** (1.0 / p)).astype(out_dtype)
+    a = _normal_layout(a)
+    acc_dtype = _ACC.get(out_dtype, out_dtype)
+    if a.size == 0:
+        shape = [1 if d in dims else n for d, n in enumerate(a.shape) if keepdim or d not in dims]
+        return np.full(shape, math.inf if p < 0 else 0.0, out_dtype)
+    view, out_shape, out_strides, it = _reduced_layout(a, dims, keepdim)
+    out = np.zeros(math.prod(out_shape), out_dtype)
+    lastdim = (
+        p == 2
+        and out_dtype in (np.float32, np.float64)
+        and sum(d[2] == 0 for d in it) == 1
+        and it[0][2] == 0
+        and it[0][1] == 1
+    )
+    x = view.astype(acc_dtype, copy=False)
+    if lastdim:
+        r = _norm2_lastdim(x)
+    else:
+        m = np.abs(x)
+        if p == 2:
+            terms = m * m
+        elif p == 1:
+            terms = m
+        else:
+            terms = _pow(m, acc_dtype.type(p))
+        r = _fold(terms, acc_dtype, out.size == 1)
+        if p == 2:
+            r = np.sqrt(r)
+        elif p != 1:
+            r = _pow(r, acc_dtype.type(1) / acc_dtype.type(p))
+    dst = _view(out, 0, r.shape, out_strides)
+    dst[...] = r
+    return out.reshape(out_shape)
+
+
+def _call_segments(shape, begin: int, end: int):
+    """serial_for_each's 2-D loop calls over the linear range [begin, end) of an iteration
+    space (dims innermost first): (start, count, length) runs of `count` consecutive calls
+    of `length` items each."""
+    if len(shape) <= 1:
+        return [(begin, 1, end - begin)]
+    n0, n1 = shape[0], shape[1]
+    block = n0 * n1
+    out = []
+    offset = begin
+    while offset < end:
+        v0 = offset % n0
+        v1 = (offset // n0) % n1
+        if v0 == 0 and v1 == 0 and end - offset >= block:
+            count = (end - offset) // block
+            out.append((offset, count, block))
+            offset += count * block
+            continue
+        step0 = min(n0 - v0, end - offset)
+        step1 = min(n1 - v1, (end - offset) // n0) if step0 == n0 else 1
+        out.append((offset, 1, step0 * step1))
+        offset += step0 * step1
+    return out
+
+
+def _var_all(a, correction: float, take_sqrt: bool, out_dtype):
+    """std_var_all_cpu: PyTorch's float mean (as a double), then the squared deviations
+    summed in double, one running sum per loop call, added into one per thread."""
+    dims = tuple(range(a.ndim))
+    mean = float(torch_mean(a))
+    view, _, _, it = _reduced_layout(a, dims, False)
+    dx = view.reshape(-1).astype(np.float64) - mean
+    terms = dx * dx
+    shape = [d[0] for d in it]
+    total = 0.0
+    partials = []
+    for b, e in _chunks(terms.size, GRAIN_SIZE, get_num_threads()):
+        thread_sum = []
+        for start, count, length in _call_segments(shape, b, e):
+            block = terms[start : start + count * length].reshape(count, length)
+            thread_sum.append(_seq(block.T))
+        partials.append(float(_seq(np.concatenate(thread_sum))))
+    for part in partials + [0.0] * (get_num_threads() - len(partials)):
+        total = total + part
+    var = total / max(0.0, a.size - correction) if a.size > correction else _div0(total)
+    return np.asarray(math.sqrt(var) if take_sqrt and var >= 0 else var).astype(out_dtype)
+
+
+def _div0(x: float) -> float:
+    """x / 0.0 as IEEE (and C++) have it."""
+    return math.nan if x == 0 or math.isnan(x) else math.copysign(math.inf, x)
+
+
+_WELFORD_MAX = 1 << 14  # longer reductions (over several outputs) use NumPy's two passes
+
+
+def _welford(view, single_output: bool):
+    """WelfordOps over axis 0, in double: returns (m2, count) per column, combining the
+    per-thread pieces of a single output as ATen does."""
+    n = view.shape[0]
+    x = view.astype(np.float64)
+    if single_output and n >= GRAIN_SIZE and get_num_threads() > 1:
+        pieces = [_welford_run(x[b:e]) for b, e in _chunks(n, GRAIN_SIZE, get_num_threads())]
+        mean, m2, nf = pieces[0]
+        for pmean, pm2, pnf in pieces[1:]:
+            delta = pmean - mean
+            new_n = nf + pnf
+            ratio = pnf / new_n
+            mean, m2, nf = mean + delta * ratio, m2 + pm2 + delta * delta * nf * ratio, new_n
+        return m2, nf
+    _, m2, nf = _welford_run(x)
+    return m2, nf
+
+
+def _welford_run(x):
+    mean = np.zeros(x.shape[1:])
+    m2 = np.zeros(x.shape[1:])
+    for k in range(x.shape[0]):
+        delta = x[k] - mean
+        mean = mean + delta / float(k + 1)
+        m2 = m2 + delta * (x[k] - mean)
+    return mean, m2, float(x.shape[0])
+
+
+def torch_var(a, dims=None, correction: float = 1.0, keepdim: bool = False, take_sqrt=False):
+    """torch.var / torch.std (take_sqrt) of a float array, as PyTorch's CPU kernels compute
+    them: one output (float32/float64) by two passes in double, else Welford's updates in
+    double in TensorIterator's order."""
+    xp = array_module(a)
+    dims = _dims(a.ndim, dims)
+    out_shape = tuple(
+        1 if d in dims else n for d, n in enumerate(a.shape) if keepdim or d not in dims
+    )
+    count = math.prod([a.shape[d] for d in dims])
+    if xp is not np:
+        m = xp.mean(a, axis=dims, keepdims=True)
+        dev = a - m
+        ss = xp.sum(dev * dev, axis=dims, keepdims=keepdim, dtype=np.float64)
+        v = ss / max(0.0, count - correction)
+        return (xp.sqrt(v) if take_sqrt else v).astype(a.dtype)
+    a = _normal_layout(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if a.size == 0:
+            return np.full(out_shape, math.nan, a.dtype)
+        if math.prod(out_shape) == 1 and a.dtype != np.float16:
+            return _var_all(a, correction, take_sqrt, a.dtype).reshape(out_shape)
+        view, out_shape, out_strides, _ = _reduced_layout(a, dims, keepdim)
+        if view.shape[0] > _WELFORD_MAX and view[0].size > 1:
+            x = view.astype(np.float64)
+            dev = x - x.mean(axis=0)
+            m2, nf = np.sum(dev * dev, axis=0), float(view.shape[0])
+        else:
+            m2, nf = _welford(view, math.prod(out_shape) == 1)
+        divisor = nf - correction if nf > correction else 0.0
+        var = m2 / divisor
+        r = (np.sqrt(var) if take_sqrt else var).astype(a.dtype)
+    out = np.zeros(math.prod(out_shape), a.dtype)
+    _view(out, 0, r.shape, out_strides)[...] = r
+    return out.reshape(out_shape)
+
+
+def torch_cumulative(fn, a, dim: int, dtype):
+    """cumsum/cumprod (`fn`, from a's array module) along `dim`, run as PyTorch's CPU kernel
+    runs it: strictly in order in the accumulate type — double for float32, float for
+    float16 — each output rounded from the running value."""
+    dtype = np.dtype(dtype)
+    acc = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}.get(dtype, dtype)
+    r = fn(a, axis=dim, dtype=acc)
+    return r if r.dtype == dtype else r.astype(dtype)

@@ -1,14 +1,17 @@
 """sum and mean round exactly as PyTorch's CPU kernels do: bit for bit against real PyTorch,
 over sizes, shapes, dims/keepdim, dtypes (and dtype=), layouts (transposed, sliced,
-expanded, unsqueezed), values and thread counts; the lessons' printed values too."""
+expanded, unsqueezed), values and thread counts; the lessons' printed values too. Then
+vector_norm, var/std and cumsum/cumprod, which follow PyTorch's order as well."""
 
 from __future__ import annotations
 
 import contextlib
+import math
+import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradshell import torch as gtorch
@@ -280,3 +283,95 @@ def test_mean_of_four_stays_cheap_and_right():
     x = gtorch.ones(2, 2, requires_grad=True)
     out = ((x + 2) * (x + 2) * 3).mean()
     assert repr(out) == "tensor(27., grad_fn=<MeanBackward0>)"
+
+
+# -- the other reductions ----------------------------------------------------------------------
+NORM_ORDERS = st.sampled_from([2.0, 2.0, 1.0, 3.0, 0.5, math.inf, -math.inf, 0.0])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=layouts(), keepdim=st.booleans(), p=NORM_ORDERS, nthreads=st.sampled_from([1, 2]))
+def test_vector_norm(case, keepdim, p, nthreads):
+    """linalg.vector_norm: the vectorised p=2 kernel over a contiguous last dim (with its
+    FMAs), the scalar kernel's running sums elsewhere, libm's pow for other p."""
+    a, t, dims = case
+    # beyond this size other powers go to NumPy's (faster, not bit-exact) power
+    assume(p in (0.0, 1.0, 2.0, math.inf, -math.inf) or a.size <= summation._LIBM_POW_MAX)
+    try:
+        expected = torch.linalg.vector_norm(t, p, dim=dims, keepdim=keepdim)
+    except RuntimeError:  # inf norms of empty tensors have no identity
+        return
+    with threads(nthreads):
+        ours = summation.torch_vector_norm(a, p, dims, keepdim)
+    assert same_bits(ours, expected.numpy()), (p, a.shape, a.strides, dims, keepdim)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_norm_of_every_length(dtype):
+    rng = np.random.default_rng(11)
+    for n in list(range(1, 80)) + [255, 1000, 4099]:
+        a = values(rng, n, "mixed").astype(dtype)
+        expected = torch.linalg.vector_norm(torch.from_numpy(a)).numpy()
+        assert same_bits(summation.torch_vector_norm(a), expected), n
+        rows = values(rng, 3 * n, "normal").astype(dtype).reshape(3, n)
+        expected = torch.from_numpy(rows).norm(dim=1).numpy()
+        assert same_bits(summation.torch_vector_norm(rows, 2, (1,)), expected), n
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=layouts(),
+    keepdim=st.booleans(),
+    correction=st.sampled_from([1, 1, 0, 2, 0.5]),
+    take_sqrt=st.booleans(),
+    nthreads=st.sampled_from([1, 2]),
+)
+def test_var_std(case, keepdim, correction, take_sqrt, nthreads):
+    """var/std: one output by PyTorch's two-pass double sum, others by Welford in double."""
+    a, t, dims = case
+    length = math.prod(a.shape[d] for d in (dims if dims is not None else range(a.ndim)))
+    # Welford's loop has a length limit (beyond it, over several outputs, NumPy's two passes)
+    assume(length <= summation._WELFORD_MAX or length == a.size)
+    with threads(nthreads), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn = t.std if take_sqrt else t.var
+        expected = fn(dim=dims, correction=correction, keepdim=keepdim)
+        ours = summation.torch_var(a, dims, correction, keepdim, take_sqrt)
+    assert same_bits(ours, expected.numpy()), (a.shape, a.strides, dims, keepdim, correction)
+
+
+@pytest.mark.parametrize("nthreads", [1, 2, 3])
+def test_var_of_large_tensors(nthreads):
+    rng = np.random.default_rng(nthreads)
+    a = (values(rng, 120_000, "normal") * 4 + 2).astype(np.float32)
+    with threads(nthreads):
+        for x in (a, a.reshape(40, 3000)[:, ::2], a.reshape(300, 400).T):
+            t = torch.from_numpy(x)
+            assert same_bits(summation.torch_var(x), t.var().numpy())
+            assert same_bits(summation.torch_var(x, take_sqrt=True), t.std().numpy())
+        h = a[:40000].astype(np.float16)  # float16: Welford, its pieces combined per thread
+        assert same_bits(summation.torch_var(h), torch.from_numpy(h).var().numpy())
+        m = a.reshape(12, 10_000)
+        assert same_bits(summation.torch_var(m, (1,)), torch.from_numpy(m).var(1).numpy())
+
+
+def test_tensor_methods_of_the_other_reductions():
+    rng = np.random.default_rng(5)
+    a = values(rng, 7 * 40, "mixed").astype(np.float32).reshape(7, 40)
+    g, t = gtorch.tensor(a), torch.tensor(a)
+    pairs = [
+        (g.norm(), t.norm()),
+        (g.norm(dim=0), t.norm(dim=0)),
+        (g.norm(1, dim=1), t.norm(1, dim=1)),
+        (gtorch.linalg.vector_norm(g.t(), 3), torch.linalg.vector_norm(t.t(), 3)),
+        (g.var(), t.var()),
+        (g.std(1), t.std(1)),
+        (g.var(0, keepdim=True), t.var(0, keepdim=True)),
+        (g.cumsum(1), t.cumsum(1)),
+        (g.cumsum(0, dtype=gtorch.float64), t.cumsum(0, dtype=torch.float64)),
+        (g.half().cumsum(1), t.half().cumsum(1)),
+        ((g / 8 + 1).cumprod(1), (t / 8 + 1).cumprod(1)),
+    ]
+    for ours, theirs in pairs:
+        assert same_bits(ours._data, theirs.numpy())
+        assert repr(ours) == repr(theirs)
