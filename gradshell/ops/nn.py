@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from gradshell.core import dtypes, grad_mode
-from gradshell.ops import arithmetic, linalg, reduction, unary
+from gradshell.ops import arithmetic, linalg, reduction, summation, unary
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -447,10 +447,11 @@ def _broadcast_pair(a: Tensor, b: Tensor):
 
 def _reduced_value(r, reduction: str, dtype):
     xp = array_module(r)
+    # loss.mean() / loss.sum() as PyTorch adds them up, so the last bits agree
     if reduction == "mean":
-        r = xp.mean(r) if r.size else xp.asarray(np.nan, r.dtype)
+        r = summation.torch_mean(r) if r.size else xp.asarray(np.nan, r.dtype)
     elif reduction == "sum":
-        r = xp.sum(r)
+        r = summation.torch_sum(r)
     return wrap(as_array(xp.asarray(r).astype(dtype.np, copy=False)), dtype)
 
 

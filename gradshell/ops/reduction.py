@@ -734,7 +734,8 @@ def logsumexp(self, dim, keepdim: bool = False) -> Tensor:
     else:
         m = xp.max(data, axis=dims, keepdims=True)
         m = xp.where(xp.isinf(m), 0, m)
-        s = xp.sum(xp.exp(data - m), axis=dims, keepdims=True)
+        # summed in PyTorch's order (the exps themselves may still differ in the last bit)
+        s = summation.torch_sum(xp.exp(data - m), dims, True)
         r = xp.log(s) + m
         if not keepdim:
             r = r.reshape(()) if dims is None else xp.squeeze(r, axis=dims)
