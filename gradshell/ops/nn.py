@@ -834,10 +834,13 @@ def nll_loss(
         total = xp.sum(wt) if wt.size else xp.asarray(0, xd.dtype)
     if reduction == "none":
         r = elem.reshape(target._data.shape)
-    elif reduction == "sum":
-        r = xp.sum(elem)
     else:
-        r = xp.sum(elem) / total
+        # PyTorch's own cascade over the targets, for the loss and the total weight alike
+        per_target = None if weight is None else w[safe_t]
+        r, total = summation.torch_nll_totals(picked, per_target, valid, m)
+        if reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r = r / total
     res = wrap(as_array(xp.asarray(r).astype(xd.dtype, copy=False)), x._dtype)
     if needs_grad(x):
         pat = xp.zeros(rows.shape, xd.dtype)

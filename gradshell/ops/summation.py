@@ -971,3 +971,59 @@ def torch_cumulative(fn, a, dim: int, dtype):
     acc = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}.get(dtype, dtype)
     r = fn(a, axis=dim, dtype=acc)
     return r if r.dtype == dtype else r.astype(dtype)
+
+
+def _nll_cascade(values, positions, count: int):
+    """nll_loss's own cascade: running sums on eight levels; an item at index b (counted
+    over all `count` targets, ignored ones included) sends level j up to level j+1 when b is
+    a multiple of 16**(j+1) — so index 0 goes straight to the top — and the levels are
+    added from 0 at the end."""
+    xp = array_module(values)
+    step = 1 << max(4, _ceil_log2(count) // 8)
+    zero = xp.zeros(0, values.dtype)
+    left = []
+    for j in range(7):
+        events = positions % (step ** (j + 1)) == 0
+        nev = int(events.sum())
+        group = xp.cumsum(events) - events  # the transfer that takes each item up
+        closed = group < nev
+        left.append(_seq(values[~closed]))  # still on this level at the end
+        if nev == 0:
+            values = zero
+            break
+        cv, cg = values[closed], group[closed]
+        start = xp.searchsorted(cg, xp.arange(nev))
+        offset = xp.arange(len(cg)) - start[cg]
+        # each group's running sum (zeros padded after an item change nothing: a sum
+        # from +0 is never -0)
+        grid = xp.zeros((int(offset.max()) + 1, nev), values.dtype)
+        grid[offset, cg] = cv
+        values = _seq(grid)
+        positions = positions[events]
+    left += [values.dtype.type(0)] * (7 - len(left))  # levels nothing reached
+    left.append(_seq(values))
+    return _seq(xp.stack([xp.asarray(v, values.dtype) for v in left]))
+
+
+def torch_nll_totals(picked, weight, valid, count: int):
+    """nll_loss's reduced loss and total weight, added up as PyTorch's CPU kernel does.
+
+    `picked` holds the chosen log-probabilities (one per target, in the kernel's order),
+    `weight` the class weight of each target (None: unweighted), `valid` which targets are
+    not ignored (None: all); returns (sum of -picked*weight, total weight)."""
+    xp = array_module(picked)
+    dt = picked.dtype
+    if xp is not np:
+        w = xp.ones_like(picked) if weight is None else weight
+        if valid is not None:
+            w = xp.where(valid, w, 0).astype(dt)
+        return xp.sum(-w * picked), xp.sum(w)
+    positions = np.arange(len(picked))
+    if valid is not None:
+        positions, picked = positions[valid], picked[valid]
+        weight = weight[valid] if weight is not None else None
+    if weight is None:
+        loss = _nll_cascade(-picked, positions, count)
+        return loss, dt.type(len(positions))
+    loss = _nll_cascade(-(picked * weight), positions, count)
+    return loss, _nll_cascade(weight.astype(dt), positions, count)

@@ -375,3 +375,61 @@ def test_tensor_methods_of_the_other_reductions():
     for ours, theirs in pairs:
         assert same_bits(ours._data, theirs.numpy())
         assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 15, 16, 17, 33, 100, 257, 4097, 70_000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nll_loss_cascade(n, dtype):
+    """nll_loss adds the picked log-probabilities in its own eight-level cascade (index 0
+    straight to the top, ignored targets skipping their transfers); the total weight too."""
+    import torch.nn.functional as F
+
+    import gradshell.torch.nn.functional as GF
+
+    rng = np.random.default_rng(n)
+    logp = (rng.standard_normal((n, 5)) * 3).astype(dtype)
+    target = rng.integers(0, 5, n)
+    ignored = target.copy()
+    ignored[::3] = -100
+    ignored[16:33] = -100
+    weight = rng.uniform(0.1, 2, 5).astype(dtype)
+    for tg in (target, ignored):
+        for w in (None, weight):
+            for reduction in ("mean", "sum"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    expected = F.nll_loss(
+                        torch.from_numpy(logp),
+                        torch.from_numpy(tg),
+                        weight=None if w is None else torch.from_numpy(w),
+                        reduction=reduction,
+                    )
+                    ours = GF.nll_loss(
+                        gtorch.tensor(logp),
+                        gtorch.tensor(tg),
+                        weight=None if w is None else gtorch.tensor(w),
+                        reduction=reduction,
+                    )
+                assert same_bits(ours._data, expected.numpy()), (reduction, w is None)
+    image = (rng.standard_normal((2, 4, 3, max(n, 1) % 300)) * 2).astype(dtype)
+    labels = rng.integers(0, 4, (2, 3, image.shape[-1]))
+    labels[0, 0, ::2] = -100
+    expected = F.nll_loss(torch.from_numpy(image), torch.from_numpy(labels))
+    ours = GF.nll_loss(gtorch.tensor(image), gtorch.tensor(labels))
+    assert same_bits(ours._data, expected.numpy())
+
+
+def test_loss_reductions():
+    import torch.nn.functional as F
+
+    import gradshell.torch.nn.functional as GF
+
+    rng = np.random.default_rng(3)
+    for shape in [(7,), (40, 3), (3, 1000)]:
+        a = values(rng, int(np.prod(shape)), "normal").astype(np.float32).reshape(shape)
+        b = values(rng, int(np.prod(shape)), "normal").astype(np.float32).reshape(shape)
+        for name in ("mse_loss", "l1_loss", "smooth_l1_loss"):
+            for reduction in ("mean", "sum"):
+                expected = getattr(F, name)(torch.tensor(a), torch.tensor(b), reduction=reduction)
+                ours = getattr(GF, name)(gtorch.tensor(a), gtorch.tensor(b), reduction=reduction)
+                assert same_bits(ours._data, expected.numpy()), (name, reduction, shape)
