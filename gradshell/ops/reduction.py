@@ -337,10 +337,16 @@ def prod(self, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     xp = array_module(self._data)
     data = self._data if self._data.dtype == dt.np else self._data.astype(dt.np)
     nd = self._data.ndim
-    if dim is None:
+    if dim is not None:
+        d = norm_dims(dim, nd)[0]
+    if dt.category == FLOAT:
+        # multiplied in the order of PyTorch's kernel, so the last bits agree
+        axes = None if dim is None else ((d,) if nd else ())
+        keep = keepdim and dim is not None and nd > 0
+        r = as_array(summation.torch_prod(self._data, axes, keep, dt.np))
+    elif dim is None:
         r = as_array(xp.prod(data)).astype(dt.np, copy=False)
     else:
-        d = norm_dims(dim, nd)[0]
         r = as_array(xp.prod(data, axis=d if nd else None, keepdims=keepdim and nd > 0))
         r = r.astype(dt.np, copy=False)
     res = wrap(r, dt)

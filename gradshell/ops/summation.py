@@ -227,6 +227,22 @@ def _contiguous_strides(shape) -> list[int]:
     return strides
 
 
+def _torch_strides(a) -> list[int]:
+    """`a`'s strides in items as the PyTorch tensor would have them.
+
+    The strides of size-1 dims never address memory but do steer TensorIterator's sort of
+    the dims, and NumPy and PyTorch set them differently (x[:, None] has stride 0 in NumPy,
+    unsqueeze gives the next dim's stride times its size in PyTorch). They are taken to be
+    what unsqueeze gives; PyTorch tensors whose size-1 dims were permuted after the
+    unsqueeze can therefore add up in another order."""
+    shape = a.shape
+    strides = [s // a.itemsize for s in a.strides]
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] == 1:
+            strides[d] = strides[d + 1] * shape[d + 1] if d + 1 < len(shape) else 1
+    return strides
+
+
 def _iterator(shape, in_strides, dims: tuple, keepdim: bool):
     """The reduction's iteration space as ATen's TensorIterator lays it out: dims innermost
     first, each a [size, input stride, output stride] (strides in items)."""
@@ -420,14 +436,7 @@ def _reduce(a, dims: tuple, keepdim: bool, source=None):
     numel = a.size
     if numel == 0:
         return out.reshape(out_shape)
-    item = a.itemsize
-    strides = [s // item for s in a.strides]
-    for d in range(len(shape) - 1, -1, -1):
-        # NumPy gives size-1 dims any stride (0 after x[:, None]); PyTorch's views keep
-        # them at the stride of the next dim times its size, and their order can matter
-        if shape[d] == 1:
-            strides[d] = strides[d + 1] * shape[d + 1] if d + 1 < len(shape) else 1
-    it = _iterator(shape, strides, dims, keepdim)
+    it = _iterator(shape, _torch_strides(a), dims, keepdim)
     if acc_dtype != a.dtype and len(it) >= 2 and it[0][2] == 0 and it[1][2] == 0:
         # ATen sums float16 over two or more merged reduced dims in float32 (cast from the
         # tensor it was given), then rounds
@@ -690,12 +699,7 @@ def _reduced_layout(a, dims: tuple, keepdim: bool):
     elements in the order TensorIterator visits them (its innermost dim fastest), and the
     flat output with the strides (in items) of the kept axes."""
     shape = a.shape
-    item = a.itemsize
-    strides = [s // item for s in a.strides]
-    for d in range(len(shape) - 1, -1, -1):
-        if shape[d] == 1:
-            strides[d] = strides[d + 1] * shape[d + 1] if d + 1 < len(shape) else 1
-    it = _iterator(shape, strides, dims, keepdim)
+    it = _iterator(shape, _torch_strides(a), dims, keepdim)
     red = [d for d in it if d[2] == 0][::-1]
     keep = [d for d in it if d[2] != 0]
     count = math.prod(d[0] for d in red)
@@ -1027,3 +1031,107 @@ def torch_nll_totals(picked, weight, valid, count: int):
         return loss, dt.type(len(positions))
     loss = _nll_cascade(-(picked * weight), positions, count)
     return loss, _nll_cascade(weight.astype(dt), positions, count)
+
+
+# -- prod ---------------------------------------------------------------------------------------
+def _seqprod(a):
+    """((1 * a[0]) * a[1]) * ... along axis 0 (1 * x is x, so start from a[0])."""
+    xp = array_module(a)
+    if a.shape[0] == 0:
+        return xp.ones(a.shape[1:], a.dtype)
+    if a.shape[0] > 2 and (a.size // a.shape[0] <= _ACCUMULATE_COLS or a.shape[0] > _SEQ_LOOP_MAX):
+        return xp.multiply.accumulate(a, axis=0)[-1]
+    acc = xp.array(a[0], copy=True)
+    for t in range(1, a.shape[0]):
+        acc = acc * a[t]
+    return acc
+
+
+def _prod_factors(x, s0: int, o0: int):
+    """What one call of binary_kernel_reduce_vec's loop multiplies into each row's output,
+    in order: for a contiguous row, the product of its whole 4-vector blocks (four vector
+    accumulators, combined (a0*a1)*(a2*a3), lanes multiplied in order) and then each
+    leftover item; otherwise every item. Shaped (factors, rows, ...)."""
+    width = _VEC_BYTES // x.itemsize
+    if o0 != 0 or s0 != 1 or x.shape[0] < 4 * width:
+        return x
+    xp = array_module(x)
+    count = x.shape[0] // (4 * width)
+    blocks = x[: count * 4 * width].reshape((count, 4, width) + x.shape[1:])
+    acc = _seqprod(blocks)
+    lanes = (acc[0] * acc[1]) * (acc[2] * acc[3])
+    return xp.concatenate([_seqprod(lanes)[None], x[count * 4 * width :]])
+
+
+def torch_prod(a, dims=None, keepdim: bool = False, dtype=None):
+    """torch.prod of a float array, multiplied in the order of PyTorch's CPU kernel."""
+    xp = array_module(a)
+    out_dtype = a.dtype if dtype is None else np.dtype(dtype)
+    dims = _dims(a.ndim, dims)
+    if xp is not np:
+        return xp.prod(a, axis=dims, keepdims=keepdim, dtype=out_dtype)
+    if a.dtype != out_dtype:
+        a = _to(_normal_layout(a), out_dtype)
+    a = _normal_layout(a)
+    out_shape = tuple(
+        1 if d in dims else n for d, n in enumerate(a.shape) if keepdim or d not in dims
+    )
+    out = np.ones(math.prod(out_shape), out_dtype)
+    if a.size == 0:
+        return out.reshape(out_shape)
+    it = _loop_dims(_iterator(a.shape, _torch_strides(a), dims, keepdim))
+    flat = _flat(a)
+    threads = get_num_threads()
+    if a.size < GRAIN_SIZE or threads == 1 or out.size > 1:
+        # several outputs: the threads split kept dims, which changes no product
+        _prod_run(flat, 0, out, 0, it)
+    else:
+        buffer = np.ones(threads, out_dtype)
+        for t, (b, e) in enumerate(_chunks(a.size, GRAIN_SIZE, threads)):
+            parts = []
+            for start, count, length in _call_segments([d[0] for d in it], b, e):
+                for k in range(count):
+                    parts.append(_prod_call(flat, it, start + k * length, length))
+            buffer[t] = _seqprod(np.concatenate(parts))
+        _prod_run(buffer, 0, out, 0, [[threads, 1, 0], [1, 0, 0]])
+    return out.reshape(out_shape)
+
+
+def _prod_call(flat, it, start: int, length: int):
+    """The factors of one loop call covering items [start, start + length) of an iterator
+    whose every dim is reduced (one output)."""
+    (n0, s0, _), (_, s1, _) = it[0], it[1]
+    shape = [d[0] for d in it]
+    strides = [d[1] for d in it]
+    values, rem = [], start
+    for n in shape:
+        values.append(rem % n)
+        rem //= n
+    off = sum(v * s for v, s in zip(values, strides, strict=True))
+    step0 = min(n0, length)
+    step1 = length // step0
+    x = _view(flat, off, (step0, step1), (s0, s1))
+    f = _prod_factors(x, s0, 0)
+    return f.transpose(1, 0).reshape(-1)
+
+
+def _prod_run(flat, in_off: int, out, out_off: int, it) -> None:
+    """serial_for_each of binary_kernel_reduce_vec's loop over the whole of `it`."""
+    (n0, s0, o0), (n1, s1, o1) = it[0], it[1]
+    outer = it[2:]
+    shape = [n0, n1] + [d[0] for d in outer]
+    x = _view(flat, in_off, shape, [s0, s1] + [d[1] for d in outer])
+    if o0 != 0:  # nothing reduced: each output is 1 * its input
+        f = x[None]
+        ostr = [0, o0, o1] + [d[2] for d in outer]
+    else:
+        f = _prod_factors(x, s0, o0)
+        ostr = [0, o1] + [d[2] for d in outer]
+    # factors of one output come in the loop's order: row items first, then rows, then
+    # outer dims (innermost fastest)
+    axes = list(range(f.ndim))
+    red = [a for a in axes if ostr[a] == 0]
+    keep = [a for a in axes if ostr[a] != 0]
+    keep_shape = [f.shape[a] for a in keep]
+    f = f.transpose(red[::-1] + keep).reshape([-1] + keep_shape)
+    _view(out, out_off, keep_shape, [ostr[a] for a in keep])[...] = _seqprod(f)

@@ -57,6 +57,8 @@ def values(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
         return rng.uniform(-1, 1, n)
     if kind == "integers":
         return rng.integers(-8, 9, n).astype(np.float64)
+    if kind == "near_one":  # long products stay finite
+        return (1 + rng.standard_normal(n) * 1e-3) * rng.choice([-1.0, 1.0], n)
     # mixed magnitudes: the order of additions matters most here
     return rng.standard_normal(n) * 10.0 ** rng.integers(-6, 7, n)
 
@@ -138,14 +140,14 @@ def test_large_dim_sums(shape, dims, nthreads):
 
 # -- shapes, dims, layouts -------------------------------------------------------------------
 @st.composite
-def layouts(draw):
+def layouts(draw, kinds=KINDS):
     """An array and the same tensor, through the same random views (permute, step slices,
     unsqueeze, expand), with dims to reduce."""
     nd = draw(st.integers(0, 4))
     shape = tuple(draw(st.lists(st.integers(0, 9), min_size=nd, max_size=nd)))
     dtype = draw(st.sampled_from(list(DTYPES)))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    a = values(rng, int(np.prod(shape)), draw(KINDS)).astype(dtype).reshape(shape)
+    a = values(rng, int(np.prod(shape)), draw(kinds)).astype(dtype).reshape(shape)
     t = torch.from_numpy(a)
     for op in draw(
         st.lists(st.sampled_from(["permute", "slice", "expand", "unsqueeze"]), max_size=3)
@@ -168,6 +170,14 @@ def layouts(draw):
                 size = list(a.shape)
                 size[d] = draw(st.integers(1, 4))
                 a, t = np.broadcast_to(a, size), t.expand(*size)
+    # PyTorch's size-1 dims keep strides from the view history (NumPy's differ) and the
+    # order of a reduction can depend on them; gradshell assumes the stride an unsqueeze
+    # would give (the next dim's stride times its size), so compare on that layout
+    strides = list(t.stride())
+    for d in range(t.dim() - 1, -1, -1):
+        if t.shape[d] == 1:
+            strides[d] = strides[d + 1] * t.shape[d + 1] if d + 1 < t.dim() else 1
+    t = t.as_strided(t.shape, strides, t.storage_offset())
     nd = a.ndim
     if nd and draw(st.booleans()):
         dims = tuple(sorted(draw(st.sets(st.integers(0, nd - 1), min_size=1))))
@@ -433,3 +443,34 @@ def test_loss_reductions():
                 expected = getattr(F, name)(torch.tensor(a), torch.tensor(b), reduction=reduction)
                 ours = getattr(GF, name)(gtorch.tensor(a), gtorch.tensor(b), reduction=reduction)
                 assert same_bits(ours._data, expected.numpy()), (name, reduction, shape)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=layouts(kinds=st.just("near_one")),
+    keepdim=st.booleans(),
+    nthreads=st.sampled_from([1, 2]),
+    data=st.data(),
+)
+def test_prod(case, keepdim, nthreads, data):
+    """prod: four vector accumulators over contiguous rows, lanes, then leftovers; items in
+    order elsewhere (values near ±1 keep long products finite)."""
+    a, t, _ = case
+    dim = data.draw(st.one_of(st.none(), st.integers(0, max(a.ndim - 1, 0))))
+    with threads(nthreads):
+        expected = t.prod() if dim is None else t.prod(dim, keepdim=keepdim)
+        ours = summation.torch_prod(a, None if dim is None else (dim,), keepdim and dim is not None)
+    assert same_bits(ours, expected.numpy()), (a.shape, a.strides, dim, keepdim)
+
+
+@pytest.mark.parametrize("nthreads", [1, 2, 3])
+def test_long_products(nthreads):
+    rng = np.random.default_rng(nthreads)
+    a = values(rng, 100_003, "near_one").astype(np.float32)
+    with threads(nthreads):
+        for x, t in ((a, torch.from_numpy(a)), (a[::3], torch.from_numpy(a)[::3])):
+            assert same_bits(summation.torch_prod(x), t.prod().numpy())
+        m = a[:99_000].reshape(330, 300)
+        for dim in (0, 1):
+            expected = torch.from_numpy(m).prod(dim).numpy()
+            assert same_bits(summation.torch_prod(m, (dim,)), expected)
