@@ -21,6 +21,13 @@ additions (ATen's ``cascade_sum`` in ``native/cpu/SumKernel.cpp``, driven by
 * float16 is added in float32 (and ``mean`` of float16 sums in float32 and divides there).
 * ``mean`` is that sum divided by the element count.
 
+The other reductions that feed printed values follow their own kernels the same way:
+``linalg.vector_norm`` (a vectorised p=2 kernel over a contiguous last dim, whose tail the
+compiler squares four at a time and then fuses into FMAs; running sums elsewhere, libm's
+pow for other p), ``var``/``std`` (two passes in double for one output, Welford's updates
+in double otherwise), ``prod`` (four vector accumulators), ``cumsum``/``cumprod`` (in the
+CPU accumulate type) and ``nll_loss`` (its own eight-level cascade).
+
 Only NumPy arrays get this treatment, and that path works on NumPy's strides and buffers
 directly; other array modules (CuPy on a GPU, where matching PyTorch's CPU bits is not a
 goal) use their own ``sum``.
