@@ -260,10 +260,13 @@ def linspace(
     xp = backend_for(device)
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
+    if dt.category == dtypes.FLOAT and steps > 1:
+        data = _linspace_float(start, end, steps, dt.np)
+        return _finish(data, dt, requires_grad, device)
     if steps == 1:
         data = xp.full((1,), start, np.float64)
     else:
-        # PyTorch fills the first half from start and the second half from end (symmetric)
+        # integer results: computed in double, then truncated
         step = (end - start) / (steps - 1)
         idx = xp.arange(steps, dtype=np.float64)
         half = steps // 2
@@ -271,6 +274,30 @@ def linspace(
     if dt.category != dtypes.FLOAT:
         data = xp.trunc(data)
     return _finish(data.astype(dt.np), dt, requires_grad, device)
+
+
+def _linspace_float(start: float, end: float, steps: int, np_dtype) -> np.ndarray:
+    """PyTorch's float linspace, bit for bit: the first half as start + step*i and the
+    second as end - step*(steps-1-i), in the output dtype — fused multiply-adds for
+    float32/float64, every operation rounded to half for float16."""
+    t = np.dtype(np_dtype).type
+    idx = np.arange(steps)
+    if t is np.float16:
+        f32 = np.float32
+        s, e = t(start), t(end)
+        step = t(f32(e - s) / f32(steps - 1))
+        first = (s + (step * idx.astype(t)).astype(t)).astype(t)
+        second = (e - (step * (steps - 1 - idx).astype(t)).astype(t)).astype(t)
+        return np.where(idx < steps // 2, first, second)
+    from gradshell.core.fma import fma32, fma64
+
+    s, e = t(start), t(end)
+    step = t((e - s) / t(steps - 1))
+    fma = fma64 if t is np.float64 else fma32
+    first = fma(np.full(steps, step, t), idx.astype(t), np.full(steps, s, t))
+    back = (steps - 1 - idx).astype(t)
+    second = fma(np.full(steps, -step, t), back, np.full(steps, e, t))
+    return np.where(idx < steps // 2, first, second)
 
 
 def logspace(

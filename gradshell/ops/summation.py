@@ -732,7 +732,7 @@ def _fold(terms, acc_dtype, single_output: bool):
 
 def _fma(a, b, c):
     """a*b + c rounded once (x86's FMA), element-wise."""
-    from gradshell.core.random._fma import fma32, fma64
+    from gradshell.core.fma import fma32, fma64
 
     fn = fma32 if a.dtype == np.float32 else fma64
     return np.asarray(fn(a, b, c)).reshape(np.broadcast_shapes(a.shape, c.shape))

@@ -28,8 +28,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gradshell.core import fma as _fma
 from gradshell.core import random as grandom
-from gradshell.core.random import Generator, _engine, _fma, _libm, _parallel, default_generator
+from gradshell.core.random import Generator, _engine, _libm, _parallel, default_generator
 
 DATA = Path(__file__).resolve().parent / "data"
 

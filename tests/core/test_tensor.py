@@ -108,3 +108,27 @@ def test_max_elements_guard():
             gtorch.zeros(10**6, 10**6)
     finally:
         limits.max_elements = old
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize(
+    "start,end,steps",
+    [
+        (-1, 1, 20),
+        (0, 1, 5),
+        (-3.3, 7.1, 33),
+        (0, 10, 101),
+        (0.1, 0.7, 17),
+        (-1, 1, 1000),
+        (2, -5, 77),
+        (0, 1, 3),
+        (1e-3, 1e3, 50),
+        (5, 5, 4),
+        (0, 1, 1),
+        (0, 1, 0),
+    ],
+)
+def test_linspace_bit_for_bit(real_torch, dtype, start, end, steps):
+    ours = gtorch.linspace(start, end, steps, dtype=getattr(gtorch, dtype)).numpy()
+    theirs = real_torch.linspace(start, end, steps, dtype=getattr(real_torch, dtype)).numpy()
+    assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)

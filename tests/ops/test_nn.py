@@ -41,7 +41,11 @@ ACTIVATIONS = {
 @settings(max_examples=12, deadline=None)
 @given(x=ARRAYS)
 def test_activations(name, x):
-    check(lambda t, a: ACTIVATIONS[name](t.nn.functional, a), x)
+    # gelu's tanh form subtracts nearly equal numbers (1 + tanh(inner) with tanh near -1 for
+    # x around -4): there a one-ulp difference between NumPy's and PyTorch's float32 tanh
+    # moves the gradient by about 1e-3 relative, so its gradient gets a wider tolerance.
+    loose = {"grad_rtol": 2e-3, "grad_atol": 1e-5} if name == "gelu_tanh" else {}
+    check(lambda t, a: ACTIVATIONS[name](t.nn.functional, a), x, **loose)
 
 
 @pytest.mark.parametrize("name", ["leaky_relu", "gelu", "elu", "silu"])

@@ -33,7 +33,8 @@ import threading
 
 import numpy as np
 
-from ._fma import fix_f32_midpoints, fma32
+from gradshell.core.fma import fix_f32_midpoints, fma32
+
 from ._parallel import run_chunks
 
 f32 = np.float32

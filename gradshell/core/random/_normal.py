@@ -18,11 +18,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from gradshell.core.fma import fma32, fma32_scalars, fma64_list, fma64_scalars
+
 from . import _libm
 from ._cephes import box_muller_words, kernel
 from ._config import get_capability
 from ._engine import Engine
-from ._fma import fma32, fma32_scalars, fma64_list, fma64_scalars
 from ._parallel import run_chunks
 from ._uniform import u24_from_words, u53_from_u64
 

@@ -14,9 +14,10 @@ import math
 
 import numpy as np
 
+from gradshell.core.fma import fix_f32_midpoints, fma32, fma64_scalars, midpoint_mask
+
 from ._config import get_capability
 from ._engine import Engine
-from ._fma import fix_f32_midpoints, fma32, fma64_scalars, midpoint_mask
 
 _M24 = np.uint32(0xFFFFFF)
 _M53 = np.uint64((1 << 53) - 1)

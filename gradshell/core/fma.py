@@ -22,8 +22,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._parallel import run_chunks
-
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant for float64
 _INT64_MIN = np.iinfo(np.int64).min
 # float64 magnitudes where the split/product arithmetic can neither overflow nor underflow
@@ -329,6 +327,8 @@ def fma64_scalars(a: np.ndarray, b: float, c: float) -> np.ndarray:
         np.not_equal(v, 0.0, out=w.view(np.bool_)[:k])
         np.copyto(sb, ib, where=w.view(np.bool_)[:k])
         np.add(xh, o, out=o)  # RN(uh + RO(ul + pl))
+
+    from gradshell.core.random._parallel import run_chunks  # (the random package imports us)
 
     run_chunks(task, -(-flat.size // m))
     # An exactly zero result needs IEEE's sign rule: RN(ph + c) is then exact.
