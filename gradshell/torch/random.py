@@ -222,38 +222,35 @@ def _like(t: Tensor, dtype, device):
     return (t._dtype if dtype is None else dtype), (t.device if device is None else device)
 
 
-def rand_like(
-    input: Tensor,
-    *,
-    dtype=None,
-    layout=None,
-    device=None,  # noqa: A002
-    requires_grad: bool = False,
-    memory_format=None,
-    generator=None,
-) -> Tensor:
-    """rand with `input`'s shape, dtype and device."""
-    dt, dev = _like(input, dtype, device)
-    return rand(
-        input._data.shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
-    )
+def _sampler_like(sampler, name: str):
+    """`name`: `sampler` with the shape (and by default the dtype and device) of `input`."""
+
+    def like(
+        input: Tensor,  # noqa: A002
+        *,
+        dtype=None,
+        layout=None,
+        device=None,
+        requires_grad: bool = False,
+        memory_format=None,
+        generator=None,
+    ) -> Tensor:
+        dt, dev = _like(input, dtype, device)
+        return sampler(
+            input._data.shape,
+            generator=generator,
+            dtype=dt,
+            device=dev,
+            requires_grad=requires_grad,
+        )
+
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = f"{sampler.__name__} with `input`'s shape, dtype and device."
+    return like
 
 
-def randn_like(
-    input: Tensor,
-    *,
-    dtype=None,
-    layout=None,
-    device=None,  # noqa: A002
-    requires_grad: bool = False,
-    memory_format=None,
-    generator=None,
-) -> Tensor:
-    """randn with `input`'s shape, dtype and device."""
-    dt, dev = _like(input, dtype, device)
-    return randn(
-        input._data.shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
-    )
+rand_like = _sampler_like(rand, "rand_like")
+randn_like = _sampler_like(randn, "randn_like")
 
 
 def randint(
