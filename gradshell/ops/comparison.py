@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from gradshell.core import dtypes
 from gradshell.ops.base import (
-    BOOL,
     FLOAT,
     Tensor,
     array_module,
@@ -160,6 +159,3 @@ def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bo
 def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
     """True if isclose holds for every element."""
     return bool(isclose(self, other, rtol, atol, equal_nan)._data.all())
-
-
-_ = BOOL

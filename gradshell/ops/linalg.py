@@ -3,7 +3,7 @@ composes it (so the graph shows the same nodes)."""
 
 from __future__ import annotations
 
-from gradshell.core import dtypes, grad_mode
+from gradshell.core import grad_mode
 from gradshell.ops.base import (
     Node,
     Tensor,
@@ -374,7 +374,6 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
 
 Tensor.outer = outer
 Tensor.ger = outer
-_ = dtypes
 
 
 # -- issue 6: addmm (what nn.Linear runs) and einsum --------------------------------------------
