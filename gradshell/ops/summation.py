@@ -994,6 +994,8 @@ def _nll_cascade(values, positions, count: int):
     zero = xp.zeros(0, values.dtype)
     left = []
     for j in range(7):
+        if values.shape[0] == 1 and int(positions[0]) == 0:
+            break  # only index 0 is left: it rises straight to the top, adding nothing below
         events = positions % (step ** (j + 1)) == 0
         nev = int(events.sum())
         group = xp.cumsum(events) - events  # the transfer that takes each item up
