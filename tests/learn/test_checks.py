@@ -4,7 +4,7 @@ feedback speaks only about what the learner changed."""
 from __future__ import annotations
 
 import pytest
-from learn.lessonkit import run_all, runtime_at
+from lessonkit import run_all, runtime_at
 
 from gradshell.learn.checks import Status, evaluate_check
 from gradshell.learn.lesson import Check, Text

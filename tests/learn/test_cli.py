@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from learn.lessonkit import lesson
+from lessonkit import lesson
 
 from gradshell.learn import cli
 from gradshell.learn.i18n import default_lang

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from learn.lessonkit import course
+from lessonkit import course
 
 from gradshell.learn.authoring import verify_lesson
 from gradshell.learn.lesson import LessonError, lessons_dir, load_course, load_lesson

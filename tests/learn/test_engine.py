@@ -7,7 +7,7 @@ import io
 import re
 
 import pytest
-from learn.lessonkit import course, lesson
+from lessonkit import course, lesson
 
 from gradshell.learn.engine import Mode, Tutor, parse_prediction, unwrap
 from gradshell.learn.progress import ProgressStore

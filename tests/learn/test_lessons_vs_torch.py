@@ -19,7 +19,7 @@ import traceback
 import warnings
 
 import pytest
-from learn.lessonkit import course
+from lessonkit import course
 
 from gradshell.replay.matcher import compare
 from gradshell.shell.inputsplit import split_script
