@@ -330,7 +330,16 @@ class _Labels:
                 known = self.namer.tensor(v)
                 if known:
                     return known
+            elif _is_number(v):
+                return number(v)
+        other = getattr(node, "other", None)  # add/sub/rsub keep their Python-number operand
+        if _is_number(other):
+            return number(other)
         return "c"
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def _np(t: Any) -> np.ndarray | None:

@@ -185,7 +185,9 @@ def _sub(c: Ctx) -> Formula:
 def _rsub1(c: Ctx) -> Formula:
     x = wrap_sym(c.sym(0))
     alpha = c.attr("alpha")
-    expr = f"c − {x}" if alpha == 1 else f"c − {_num(alpha)}·{x}"
+    other = getattr(c.node, "other", None)  # the Python number the tensor was subtracted from
+    s = _num(other) if isinstance(other, (int, float)) and not isinstance(other, bool) else "c"
+    expr = f"{s} − {x}" if alpha == 1 else f"{s} − {_num(alpha)}·{x}"
     return Formula(expr, [_const(-alpha)])
 
 
