@@ -216,6 +216,10 @@ class Namer:
                         if isinstance(k, str) and not k.startswith("_"):
                             self._add(f"{key}.{k}", item, weak=True)
 
+    def add(self, name: str, value: Any) -> None:
+        """Also call tensor `value` `name` (unless it already has a name)."""
+        self._add(name, value, weak=True)
+
     def _add(self, name: str, value: Any, weak: bool = False) -> None:
         if not isinstance(value, Tensor):
             return

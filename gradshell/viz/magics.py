@@ -217,6 +217,9 @@ def build_explanation(session: Session, arg: str) -> Any:
     except ExpressionError as exc:
         _usage(str(exc))
     namer = namer_for(session)
+    if namer.tensor(root) is None:
+        # an expression such as `w.sum()`: call the root by what the learner typed
+        namer.add(target.strip(), root)
     label = namer.label(root)
     if not root.requires_grad:
         _usage(f"{label} does not require grad: it has no backward pass to explain")
