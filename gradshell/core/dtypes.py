@@ -11,11 +11,34 @@ BOOL, INT, FLOAT = 0, 1, 2
 class DType:
     """A tensor element type (`torch.float32`, ...), mapped onto a NumPy dtype."""
 
-    __slots__ = ("name", "np", "category", "itemsize", "is_signed", "legacy_name", "aliases")
+    __slots__ = (
+        "name",
+        "np",
+        "category",
+        "itemsize",
+        "is_signed",
+        "legacy_name",
+        "aliases",
+        "scalar_name",
+        "cpp_name",
+    )
     __module__ = "torch"
 
-    def __init__(self, name: str, np_dtype: type, category: int, legacy_name: str, aliases=()):
+    def __init__(
+        self,
+        name: str,
+        np_dtype: type,
+        category: int,
+        legacy_name: str,
+        scalar_name: str,
+        cpp_name: str,
+        aliases=(),
+    ):
         self.name = name
+        #: PyTorch's ScalarType name ('Float', 'Long'), as its messages spell dtypes
+        self.scalar_name = scalar_name
+        #: the C++ type name ('float', 'long int'), as other messages spell them
+        self.cpp_name = cpp_name
         self.np = np.dtype(np_dtype)
         self.category = category
         self.itemsize = self.np.itemsize
@@ -46,15 +69,15 @@ class DType:
         return (from_name, (self.name,))
 
 
-float16 = DType("float16", np.float16, FLOAT, "HalfTensor", ("half",))
-float32 = DType("float32", np.float32, FLOAT, "FloatTensor", ("float",))
-float64 = DType("float64", np.float64, FLOAT, "DoubleTensor", ("double",))
-uint8 = DType("uint8", np.uint8, INT, "ByteTensor")
-int8 = DType("int8", np.int8, INT, "CharTensor")
-int16 = DType("int16", np.int16, INT, "ShortTensor", ("short",))
-int32 = DType("int32", np.int32, INT, "IntTensor", ("int",))
-int64 = DType("int64", np.int64, INT, "LongTensor", ("long",))
-bool_ = DType("bool", np.bool_, BOOL, "BoolTensor")
+float16 = DType("float16", np.float16, FLOAT, "HalfTensor", "Half", "c10::Half", ("half",))
+float32 = DType("float32", np.float32, FLOAT, "FloatTensor", "Float", "float", ("float",))
+float64 = DType("float64", np.float64, FLOAT, "DoubleTensor", "Double", "double", ("double",))
+uint8 = DType("uint8", np.uint8, INT, "ByteTensor", "Byte", "unsigned char")
+int8 = DType("int8", np.int8, INT, "CharTensor", "Char", "signed char")
+int16 = DType("int16", np.int16, INT, "ShortTensor", "Short", "short int", ("short",))
+int32 = DType("int32", np.int32, INT, "IntTensor", "Int", "int", ("int",))
+int64 = DType("int64", np.int64, INT, "LongTensor", "Long", "long int", ("long",))
+bool_ = DType("bool", np.bool_, BOOL, "BoolTensor", "Bool", "bool")
 
 ALL: tuple[DType, ...] = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
 _BY_NAME = {d.name: d for d in ALL}

@@ -356,8 +356,8 @@ class Tensor:
                 )
             if value._dtype is not self._dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c10_name(value._dtype)}' to "
-                    f"a tensor with grad_dtype '{_CAP_NAMES[self._dtype.name]}'. The gradient "
+                    f"attempting to assign a gradient with dtype '{value._dtype.cpp_name}' to "
+                    f"a tensor with grad_dtype '{self._dtype.scalar_name}'. The gradient "
                     "must match the tensor's grad_dtype (defaults to the tensor's dtype). You "
                     "can set the tensor's grad_dtype attribute with a specific dtype, or None to "
                     "allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
@@ -467,33 +467,6 @@ class Tensor:
         from gradshell.core.size import strided
 
         return strided
-
-
-_CAP_NAMES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
-def _c10_name(d: dtypes.DType) -> str:
-    return {
-        "float32": "float",
-        "float64": "double",
-        "float16": "c10::Half",
-        "int64": "long int",
-        "int32": "int",
-        "int16": "short int",
-        "int8": "signed char",
-        "uint8": "unsigned char",
-        "bool": "bool",
-    }[d.name]
 
 
 def _address(a) -> int:

@@ -550,28 +550,6 @@ def _out(res: Tensor, out):
 
 
 # -- issue 6: atan2, lerp, addcmul/addcdiv, maximum/minimum, clamp ------------------------------
-_C10_LOWER = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-_C10_CAP = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
 
 
 def _broadcast_fail_many(*operands) -> RuntimeError:
@@ -680,18 +658,16 @@ def lerp(self, end, weight) -> Tensor:
     dt = self._dtype
     if end._dtype is not dt:
         raise RuntimeError(
-            f"expected dtype {_C10_LOWER[dt.name]} for `end` but got dtype "
-            f"{_C10_LOWER[end._dtype.name]}"
+            f"expected dtype {dt.cpp_name} for `end` but got dtype {end._dtype.cpp_name}"
         )
     tensor_w = isinstance(weight, Tensor)
     if tensor_w and weight._dtype is not dt:
         raise RuntimeError(
-            f"expected dtype {_C10_LOWER[dt.name]} for `weight` but got dtype "
-            f"{_C10_LOWER[weight._dtype.name]}"
+            f"expected dtype {dt.cpp_name} for `weight` but got dtype {weight._dtype.cpp_name}"
         )
     if dt.category != FLOAT:
         kernel = "lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_C10_CAP[dt.name]}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name}'")
     xp = array_module(self._data)
     wd = weight._data if tensor_w else dt.np.type(weight)
     try:

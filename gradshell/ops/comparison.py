@@ -145,9 +145,7 @@ def isfinite(self):
 def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
     """|self - other| <= atol + rtol * |other|, elementwise."""
     if self._dtype is not other._dtype:
-        from gradshell.ops.unary import _c10_cap
-
-        raise RuntimeError(f"{_c10_cap(self._dtype)} did not match {_c10_cap(other._dtype)}")
+        raise RuntimeError(f"{self._dtype.scalar_name} did not match {other._dtype.scalar_name}")
     xp = array_module(self._data)
     return wrap(
         as_array(xp.isclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)),

@@ -373,17 +373,6 @@ def nonzero(self, *, as_tuple: bool = False):
 
 
 # -- issue 6: masked_fill, gather, scatter, scatter_add, index_select, index_add ----------------
-_C10_LOWER = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
 
 
 def _zeros(shape: tuple, like: Tensor) -> Tensor:
@@ -424,7 +413,7 @@ def masked_fill(self, mask, value) -> Tensor:
     if mask._dtype is not dtypes.bool_:
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{_C10_LOWER[mask._dtype.name]}"
+            f"{mask._dtype.cpp_name}"
         )
     tensor_value = isinstance(value, Tensor)
     if tensor_value and value._data.ndim != 0:

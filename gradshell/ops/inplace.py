@@ -47,24 +47,11 @@ def _can_cast(src: dtypes.DType, dst: dtypes.DType) -> bool:
     return src.category <= dst.category
 
 
-_CAP = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
 def _check_cast(res_dtype: dtypes.DType, self: Tensor) -> None:
     if not _can_cast(res_dtype, self._dtype):
         raise RuntimeError(
-            f"result type {_CAP[res_dtype.name]} can't be cast to the desired output type "
-            f"{_CAP[self._dtype.name]}"
+            f"result type {res_dtype.scalar_name} can't be cast to the desired output type "
+            f"{self._dtype.scalar_name}"
         )
 
 

@@ -17,20 +17,6 @@ from gradshell.ops.base import (
 )
 
 
-def _c10(d) -> str:
-    return {
-        "float32": "float",
-        "float64": "double",
-        "float16": "c10::Half",
-        "int64": "long int",
-        "int32": "int",
-        "int16": "short int",
-        "int8": "signed char",
-        "uint8": "unsigned char",
-        "bool": "bool",
-    }[d.name]
-
-
 def _check_pair(a: Tensor, b: Tensor) -> None:
     if not isinstance(b, Tensor):
         raise TypeError(
@@ -39,8 +25,8 @@ def _check_pair(a: Tensor, b: Tensor) -> None:
     check_same_device(a, b)
     if a._dtype is not b._dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_c10(a._dtype)} != "
-            f"{_c10(b._dtype)}"
+            f"expected m1 and m2 to have the same dtype, but got: {a._dtype.cpp_name} != "
+            f"{b._dtype.cpp_name}"
         )
 
 
@@ -136,7 +122,7 @@ def dot(self, other):
     if self._dtype is not other._dtype:
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
-            f"{_cap(self._dtype)} and {_cap(other._dtype)}"
+            f"{self._dtype.scalar_name} and {other._dtype.scalar_name}"
         )
     n, m = self._data.shape[0], other._data.shape[0]
     if n != m:
@@ -146,12 +132,6 @@ def dot(self, other):
         )
     xp = array_module(self._data)
     return _product(self, other, DotBackward0, xp.dot(self._data, other._data))
-
-
-def _cap(d) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}.get(
-        d.name, d.name
-    )
 
 
 class BmmBackward0(Node):
@@ -445,8 +425,8 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
     if self._dtype is not mat1._dtype:
         raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_cap(self._dtype)} and "
-            f"{_cap(mat2._dtype)}"
+            f"self and mat2 must have the same dtype, but got {self._dtype.scalar_name} and "
+            f"{mat2._dtype.scalar_name}"
         )
     shp = self._data.shape
     if len(shp) > 2 or any(
@@ -474,19 +454,6 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
             node.save("mat2", mat2)
         record(node, (self, mat1, mat2), res)
     return res
-
-
-_EINSUM_CAP = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
 
 
 def _einsum_terms(equation: str, n_ops: int):
@@ -570,8 +537,7 @@ def einsum(equation: str, *operands) -> Tensor:
     for op in operands[1:]:
         if op._dtype is not dt0:
             raise RuntimeError(
-                f"expected scalar type {_EINSUM_CAP[dt0.name]} but found "
-                f"{_EINSUM_CAP[op._dtype.name]}"
+                f"expected scalar type {dt0.scalar_name} but found {op._dtype.scalar_name}"
             )
     # expand '...' into numbered broadcast labels, right-aligned across operands
     n_ell = 0

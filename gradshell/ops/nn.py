@@ -56,18 +56,6 @@ __all__ = [
     "one_hot",
 ]
 
-_CAP = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
 
 def _input(fname: str, x) -> Tensor:
     if not isinstance(x, Tensor):
@@ -79,7 +67,7 @@ def _input(fname: str, x) -> Tensor:
 
 def _floating(kernel: str, x: Tensor) -> None:
     if x._dtype.category != FLOAT:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_CAP[x._dtype.name]}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x._dtype.scalar_name}'")
 
 
 def _const(data, dtype) -> Tensor:
@@ -311,7 +299,7 @@ def _softmax_common(x: Tensor, dim: int, dtype, log: bool) -> Tensor:
         kernel = "log_softmax" if log else "softmax"
         last = "_lastdim" if (dim == nd - 1 or nd <= 1) else ""
         raise NotImplementedError(
-            f"\"{kernel}{last}_kernel_impl\" not implemented for '{_CAP[x._dtype.name]}'"
+            f"\"{kernel}{last}_kernel_impl\" not implemented for '{x._dtype.scalar_name}'"
         )
     xp = array_module(d)
     if nd == 0:
@@ -617,7 +605,9 @@ def binary_cross_entropy(
             f"({Size(x._data.shape)!r}) is deprecated. Please ensure they have the same size."
         )
     if t._dtype is not x._dtype:
-        raise RuntimeError(f"Found dtype {_CAP[t._dtype.name]} but expected {_CAP[x._dtype.name]}")
+        raise RuntimeError(
+            f"Found dtype {t._dtype.scalar_name} but expected {x._dtype.scalar_name}"
+        )
     xd, td = x._data, t._data
     xp = array_module(xd)
     if xd.size and bool(((xd < 0) | (xd > 1)).any()):
@@ -687,8 +677,8 @@ def binary_cross_entropy_with_logits(
         )
     if t._dtype.category != FLOAT and x._dtype.category == FLOAT:
         raise RuntimeError(
-            f"result type {_CAP[x._dtype.name]} can't be cast to the desired output type "
-            f"{_CAP[t._dtype.name]}"
+            f"result type {x._dtype.scalar_name} can't be cast to the desired output type "
+            f"{t._dtype.scalar_name}"
         )
     xd, td = x._data, t._data
     xp = array_module(xd)
@@ -748,7 +738,7 @@ def _check_target(x: Tensor, target: Tensor) -> None:
         )
     if target._dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {_CAP[target._dtype.name]}"
+            f"expected target dtype to be Long or Byte, but got {target._dtype.scalar_name}"
         )
 
 
@@ -896,7 +886,7 @@ def cross_entropy(
     if x._dtype.category != FLOAT:
         last = "_lastdim" if class_dim == x._data.ndim - 1 else ""
         raise NotImplementedError(
-            f"\"log_softmax{last}_kernel_impl\" not implemented for '{_CAP[x._dtype.name]}'"
+            f"\"log_softmax{last}_kernel_impl\" not implemented for '{x._dtype.scalar_name}'"
         )
     if target._dtype.category == FLOAT:
         _batch_check(x, target)

@@ -130,16 +130,6 @@ class MeanBackward1(Node):
         return (expand_grad(g, self.input_shape, self.count),)
 
 
-_C10 = {
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
 @tensor_method("mean")
 def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of all elements, or over `dim`."""
@@ -147,7 +137,7 @@ def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
     if dt.category != FLOAT:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_C10[dt.name]}"
+            f"or complex dtype. Got: {dt.scalar_name}"
         )
     nd = self._data.ndim
     dims = _dims_arg(dim, nd)
@@ -209,7 +199,7 @@ def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
     if self._dtype.category != FLOAT:
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-            + _C10[self._dtype.name]
+            + self._dtype.scalar_name
         )
     if p == "fro" or p is None:
         p = 2
@@ -242,12 +232,6 @@ def vector_norm(self, ord=2, dim=None, keepdim: bool = False, *, dtype=None):  #
 # -- issue 6: prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, cumsum/cumprod,
 #    all/any, dist ------------------------------------------------------------------------------
 # (max, min, all and any shadow the builtins below: this section uses builtins.max etc.)
-_CAP = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    **_C10,
-}
 
 
 def _keep(t: Tensor, dims: tuple | None, keepdim: bool, input_shape: tuple) -> Tensor:
@@ -907,7 +891,7 @@ def dist(self, other, p=2) -> Tensor:
     dt = dtypes.result_type(self, other)
     if dt.category != FLOAT:
         raise RuntimeError(
-            f"norm(): input dtype should be either floating point or complex. Got {_CAP[dt.name]} "
+            f"norm(): input dtype should be either floating point or complex. Got {dt.scalar_name} "
             "instead."
         )
     diff = _apply("subtract", self.detach(), other.detach(), dt)

@@ -437,7 +437,7 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
     if condition._dtype.category != BOOL:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{_c10_cap(condition._dtype)}"
+            f"{condition._dtype.scalar_name}"
         )
     if isinstance(input, Tensor) or isinstance(other, Tensor):
         a = input if isinstance(input, Tensor) else None
@@ -481,20 +481,6 @@ def _where_operands(a, b, dt):
         return ad, bd, dt, xp
     bd, ad, _, xp = binary_operands(b, a, dt)
     return ad, bd, dt, xp
-
-
-def _c10_cap(d) -> str:
-    return {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }[d.name]
 
 
 Tensor.where = lambda self, condition, other: where(condition, self, other)
@@ -666,7 +652,7 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # no
         )
     if input._dtype.category != FLOAT:
         raise NotImplementedError(
-            f"\"softplus_cpu\" not implemented for '{_c10_cap(input._dtype)}'"
+            f"\"softplus_cpu\" not implemented for '{input._dtype.scalar_name}'"
         )
     x = input._data
     xp = array_module(x)
