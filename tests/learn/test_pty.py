@@ -3,71 +3,35 @@ lesson with a wrong answer, a hint, a skip, Ctrl-D, and a resume at the same ste
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-import time
 
 import pytest
 
 from gradshell.learn.progress import ProgressStore
 
-pexpect = pytest.importorskip("pexpect")
+pytest.importorskip("pexpect")
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
+from support import terminal  # noqa: E402
 
 
 def prompt(label: str) -> re.Pattern:
     return re.compile(re.escape(label) + r"\s*$")
 
 
-class Terminal:
+class Terminal(terminal.Terminal):
     """`gradshell learn 5` in a pseudo-terminal."""
 
     def __init__(self, data_dir) -> None:
-        env = dict(
-            os.environ,
-            PROMPT_TOOLKIT_NO_CPR="1",
-            TERM="xterm",
-            NO_COLOR="1",
-            GRADSHELL_DATA_DIR=str(data_dir),
-        )
-        env.pop("LANGUAGE", None)
-        self.child = pexpect.spawn(
-            sys.executable,
-            ["-m", "gradshell", "learn", "5", "--lang", "en"],
-            env=env,
-            encoding="utf-8",
-            timeout=60,
-            dimensions=(50, 160),
-        )
+        super().__init__(data_dir, "learn", "5", "--lang", "en", drop_env=("LANGUAGE",))
 
     def read_until(self, pattern: re.Pattern, deadline: float = 90) -> str:
-        text = ""
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            try:
-                text += self.child.read_nonblocking(size=65536, timeout=0.4)
-                continue
-            except pexpect.TIMEOUT:
-                pass
-            except pexpect.EOF:
-                break
-            shown = ANSI.sub("", text)
-            if pattern.search(shown):
-                return shown
-        raise AssertionError(f"{pattern.pattern!r} never came; screen: {ANSI.sub('', text)!r}")
+        return super().read_until(pattern, deadline)
 
     def type(self, line: str, until: str) -> str:
-        self.child.sendline(line)
-        return self.read_until(prompt(until))
+        return super().type(line, prompt(until))
 
     def ctrl_d(self) -> str:
-        self.child.sendeof()
-        self.child.expect(pexpect.EOF)
-        text = ANSI.sub("", self.child.before or "")
-        self.child.close()
-        return text
+        return self.eof()
 
 
 def test_a_lesson_in_a_terminal_with_a_wrong_answer_a_hint_a_skip_ctrl_d_and_resume(tmp_path):

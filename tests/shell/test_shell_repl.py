@@ -3,9 +3,7 @@ pipe input. Seed 000's session typed line by line, Ctrl-C during a loop, Ctrl-D.
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import time
 
 import pytest
@@ -15,49 +13,21 @@ from gradshell.shell.session import Session
 
 pexpect = pytest.importorskip("pexpect")
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
-PROMPT = r">>>|In \[\d+\]:"
+from support.terminal import Terminal  # noqa: E402
+
+_LAST_PROMPT = re.compile(r"(>>>|In \[\d+\]:)\s*$")
 
 
-def plain(text: str) -> str:
-    return ANSI.sub("", text)
-
-
-class Repl:
+class Repl(Terminal):
     """A gradshell REPL in a pseudo-terminal."""
 
     def __init__(self, tmp_path, *args: str) -> None:
-        env = dict(
-            os.environ,
-            PROMPT_TOOLKIT_NO_CPR="1",
-            TERM="xterm",
-            NO_COLOR="1",
-            GRADSHELL_DATA_DIR=str(tmp_path / "data"),
-        )
-        self.child = pexpect.spawn(
-            sys.executable,
-            ["-m", "gradshell", *args],
-            env=env,
-            encoding="utf-8",
-            timeout=60,
-            dimensions=(50, 200),
-        )
+        super().__init__(tmp_path / "data", *args, width=200)
         self.banner = self.read_until_prompt()
 
     def read_until_prompt(self, deadline: float = 60) -> str:
-        """Everything shown until a fresh prompt sits last on the screen, then quiet."""
-        text = ""
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            try:
-                text += self.child.read_nonblocking(size=65536, timeout=0.4)
-                continue
-            except pexpect.TIMEOUT:
-                pass
-            shown = plain(text).rstrip()
-            if re.search(r"(>>>|In \[\d+\]:)$", shown):
-                return re.sub(r"(>>>|In \[\d+\]:)$", "", shown)
-        raise AssertionError(f"no prompt came back; screen: {plain(text)!r}")
+        """Everything shown until a fresh prompt sits last on the screen (prompt removed)."""
+        return _LAST_PROMPT.sub("", self.read_until(_LAST_PROMPT, deadline).rstrip())
 
     def type(self, line: str) -> str:
         """Type a line and Enter; return what appeared until the next prompt."""
@@ -65,8 +35,7 @@ class Repl:
         return self.read_until_prompt()
 
     def close(self) -> None:
-        if self.child.isalive():
-            self.child.terminate(force=True)
+        self.kill()
 
 
 @pytest.fixture

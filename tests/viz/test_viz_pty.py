@@ -3,63 +3,30 @@ backward, and %step waits for Enter between nodes."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-import time
 
 import pytest
 
-pexpect = pytest.importorskip("pexpect")
+pytest.importorskip("pexpect")
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
+from support import terminal  # noqa: E402
+
 PROMPT = re.compile(r">>>\s*$")
 STEP_PROMPT = re.compile(r"q: stop ›\s*$")
 
 
-class Terminal:
-    """gradshell in a pseudo-terminal, read until a prompt sits last on the screen."""
+class Terminal(terminal.Terminal):
+    """gradshell in a pseudo-terminal, started and read until its first prompt."""
 
     def __init__(self, tmp_path, *args: str) -> None:
-        env = dict(
-            os.environ,
-            PROMPT_TOOLKIT_NO_CPR="1",
-            TERM="xterm",
-            NO_COLOR="1",
-            GRADSHELL_DATA_DIR=str(tmp_path / "data"),
-        )
-        self.child = pexpect.spawn(
-            sys.executable,
-            ["-m", "gradshell", *args],
-            env=env,
-            encoding="utf-8",
-            timeout=60,
-            dimensions=(50, 160),
-        )
+        super().__init__(tmp_path / "data", *args)
         self.read_until(PROMPT)
 
-    def read_until(self, prompt: re.Pattern, deadline: float = 60) -> str:
-        text = ""
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            try:
-                text += self.child.read_nonblocking(size=65536, timeout=0.4)
-                continue
-            except pexpect.TIMEOUT:
-                pass
-            shown = ANSI.sub("", text)
-            if prompt.search(shown):
-                return shown
-        raise AssertionError(f"no prompt came back; screen: {ANSI.sub('', text)!r}")
-
     def type(self, line: str, prompt: re.Pattern = PROMPT) -> str:
-        self.child.sendline(line)
-        return self.read_until(prompt)
+        return super().type(line, prompt)
 
     def close(self) -> None:
-        self.child.sendeof()
-        self.child.expect(pexpect.EOF)
-        self.child.close()
+        self.eof()
 
 
 @pytest.fixture
