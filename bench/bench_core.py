@@ -16,7 +16,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import fmt_time, per_call, table  # noqa: E402
+from common import fmt_time, per_call, seed_program, table  # noqa: E402
 
 from gradshell import torch as gtorch  # noqa: E402
 
@@ -26,21 +26,6 @@ try:
     real_torch.set_num_threads(1)
 except ImportError:  # the benchmark still runs, without the PyTorch column
     real_torch = None
-
-
-def seed_program(torch):
-    """The seed tutorial: ones(2,2) -> +2 -> y*y*3 -> mean -> backward -> read and zero grad."""
-
-    def run():
-        x = torch.ones(2, 2, requires_grad=True)
-        y = x + 2
-        z = y * y * 3
-        out = z.mean()
-        out.backward()
-        _ = x.grad
-        x.grad.zero_()
-
-    return run
 
 
 def seed_numpy():

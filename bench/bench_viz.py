@@ -16,7 +16,7 @@ import time
 import timeit
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import fmt_time, per_call, table  # noqa: E402
+from common import fmt_time, per_call, seed_program, table  # noqa: E402
 
 from gradshell import torch as gtorch  # noqa: E402
 from gradshell.core import events  # noqa: E402
@@ -66,22 +66,6 @@ def statement_times(statements: list[str], viz: bool, color: bool, rounds: int =
             if r.error is not None:
                 raise RuntimeError(r.output)
     return list(zip(best, shown, strict=True))
-
-
-def seed_program():
-    """bench_core's seed program (the same statements, in Python)."""
-    torch = gtorch
-
-    def run():
-        x = torch.ones(2, 2, requires_grad=True)
-        y = x + 2
-        z = y * y * 3
-        out = z.mean()
-        out.backward()
-        _ = x.grad
-        x.grad.zero_()
-
-    return run
 
 
 class _CountingList(list):
@@ -137,7 +121,7 @@ def main() -> None:
     )
     print()
 
-    run = seed_program()
+    run = seed_program(gtorch)
     seed = per_call(run, min_time=0.5)
     checks = hook_checks_per_run(run)
     empty: list = []

@@ -43,3 +43,18 @@ def table(rows: list[tuple], headers: tuple) -> str:
 
     sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
     return "\n".join([line(headers), sep, *[line(r) for r in rows]])
+
+
+def seed_program(torch):
+    """The seed tutorial: ones(2,2) -> +2 -> y*y*3 -> mean -> backward -> read and zero grad."""
+
+    def run():
+        x = torch.ones(2, 2, requires_grad=True)
+        y = x + 2
+        z = y * y * 3
+        out = z.mean()
+        out.backward()
+        _ = x.grad
+        x.grad.zero_()
+
+    return run
