@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from gradshell.core import dtypes, grad_mode
+from gradshell.core import dtypes
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -83,12 +83,6 @@ def _fast(ufunc, a, b, floats_only: bool = False):
 _new = wrap
 
 
-def _wants_grad(a, b) -> bool:
-    return grad_mode.state.enabled and (
-        a._requires_grad or (isinstance(b, Tensor) and b._requires_grad)
-    )
-
-
 def _check_other(other) -> bool:
     return isinstance(other, Tensor) or is_scalar(other)
 
@@ -114,7 +108,7 @@ def add(self, other, *, alpha=1, out=None):
             return NotImplemented
         b = other if alpha == 1 else (other * alpha)
         res = _apply("add", self, b)
-    if _wants_grad(self, other):
+    if needs_grad(self, other):
         node = AddBackward0()
         node.alpha = alpha
         if not isinstance(other, Tensor) or not isinstance(self, Tensor):
@@ -163,7 +157,7 @@ def sub(self, other, *, alpha=1, out=None):
         _check_bool_sub(self, other)
         b = other if alpha == 1 else (other * alpha)
         res = _apply("subtract", self, b)
-    if _wants_grad(self, other):
+    if needs_grad(self, other):
         node = SubBackward0()
         node.alpha = alpha
         if not isinstance(other, Tensor):
@@ -230,7 +224,7 @@ def mul(self, other, *, out=None):
         if not _check_other(other):
             return NotImplemented
         res = _apply("multiply", self, other)
-    if _wants_grad(self, other):
+    if needs_grad(self, other):
         node = MulBackward0()
         a_rg = isinstance(self, Tensor) and self._requires_grad
         b_rg = isinstance(other, Tensor) and other._requires_grad
@@ -280,7 +274,7 @@ def div(self, other, *, rounding_mode=None, out=None):
     res = _fast(np.true_divide, self, other, True) if out is None else None
     if res is None:
         res = _apply("true_divide", self, other, _true_div_dtype(self, other))
-    if _wants_grad(self, other):
+    if needs_grad(self, other):
         node = DivBackward0()
         a_rg = self._requires_grad
         b_rg = isinstance(other, Tensor) and other._requires_grad
