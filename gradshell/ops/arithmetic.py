@@ -17,6 +17,7 @@ from gradshell.ops.base import (
     array_module,
     as_array,
     binary_operands,
+    broadcast_error,
     is_scalar,
     needs_grad,
     record,
@@ -28,15 +29,7 @@ from gradshell.ops.base import (
 def _broadcast_fail(a, b) -> RuntimeError:
     sa = a.shape if isinstance(a, Tensor) else ()
     sb = b.shape if isinstance(b, Tensor) else ()
-    for i in range(1, max(len(sa), len(sb)) + 1):
-        x = sa[-i] if i <= len(sa) else 1
-        y = sb[-i] if i <= len(sb) else 1
-        if x != y and x != 1 and y != 1:
-            return RuntimeError(
-                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                f"non-singleton dimension {max(len(sa), len(sb)) - i}"
-            )
-    return RuntimeError("shapes cannot be broadcast together")
+    return broadcast_error(tuple(sa), tuple(sb))
 
 
 def _apply(ufunc_name: str, a, b, dtype=None):

@@ -24,6 +24,7 @@ __all__ = [
     "array_module",
     "as_array",
     "binary_operands",
+    "broadcast_error",
     "check_same_device",
     "install",
     "is_scalar",
@@ -100,6 +101,21 @@ def check_same_device(a: Tensor, b: Tensor, op: str = "") -> None:
             "Expected all tensors to be on the same device, but found at least two devices, "
             f"{_dev_name(da)} and {_dev_name(db)}!"
         )
+
+
+def broadcast_error(sa: tuple, sb: tuple) -> RuntimeError:
+    """PyTorch's error for shapes that do not broadcast: the rightmost dimension at which
+    they clash, counted in the broadcast result."""
+    n = max(len(sa), len(sb))
+    for i in range(1, n + 1):
+        x = sa[-i] if i <= len(sa) else 1
+        y = sb[-i] if i <= len(sb) else 1
+        if x != y and x != 1 and y != 1:
+            return RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {n - i}"
+            )
+    return RuntimeError("shapes cannot be broadcast together")
 
 
 def _dev_name(d) -> str:

@@ -9,6 +9,7 @@ from gradshell.ops.base import (
     Tensor,
     array_module,
     as_array,
+    broadcast_error,
     check_same_device,
     needs_grad,
     record,
@@ -296,10 +297,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     try:
         batch = tuple(_broadcast_shapes(ba, bb))
     except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({_mismatch(ba, bb)[0]}) must match the size of tensor b "
-            f"({_mismatch(ba, bb)[1]}) at non-singleton dimension {_mismatch(ba, bb)[2]}"
-        ) from None
+        raise broadcast_error(ba, bb) from None
     if k != k2:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -327,16 +325,6 @@ def _broadcast_shapes(a: tuple, b: tuple) -> list:
             raise ValueError
         out.append(max(x, y) if x != 1 and y != 1 else (y if x == 1 else x))
     return out[::-1]
-
-
-def _mismatch(a: tuple, b: tuple):
-    n = max(len(a), len(b))
-    for i in range(1, n + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and x != 1 and y != 1:
-            return x, y, n - i
-    return 0, 0, 0
 
 
 @tensor_method("__rmatmul__")
