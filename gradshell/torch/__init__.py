@@ -99,7 +99,7 @@ from gradshell.torch.random import (
     set_rng_state,
 )
 
-__version__ = "2.13.0"
+__version__ = "2.13.0+cpu"  # what the CPU build of PyTorch 2.13 reports
 
 half = float16
 float = float32  # noqa: A001
