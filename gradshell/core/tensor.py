@@ -41,6 +41,10 @@ class VersionCounter:
 def wrap(data, dtype: dtypes.DType | None = None) -> Tensor:
     """A new plain tensor around the array `data` (no copy)."""
     t = object.__new__(Tensor)
+    if type(data) is not np.ndarray and isinstance(data, np.generic):
+        # NumPy hands back scalars (np.float64, ...) for 0-d results; a tensor always holds
+        # an array, so in-place ops (`out=`), device checks and views treat it like any other.
+        data = np.asarray(data)
     if dtype is None:
         dtype = dtypes.from_numpy(data.dtype)
     t._data = data

@@ -93,8 +93,8 @@ def scalar_as(value, dtype: DType):
 
 def check_same_device(a: Tensor, b: Tensor, op: str = "") -> None:
     """Raise PyTorch's error when two tensors live on different devices."""
-    if type(a._data) is not type(b._data) or device_of(a._data) != device_of(b._data):
-        da, db = device_of(a._data), device_of(b._data)
+    da, db = device_of(a._data), device_of(b._data)
+    if da != db:
         if da.type == "cpu":
             da, db = db, da
         raise RuntimeError(

@@ -276,6 +276,8 @@ def _basic_view(g: Tensor, key: tuple) -> Tensor:
         node = SelectBackward0()
         node.input_shape = g._data.shape
         node.key = key
+    if not any(k is Ellipsis for k in key):
+        key = key + (Ellipsis,)  # so NumPy returns a 0-d view, never a copied scalar
     return make_view(g, g._data[key], node)
 
 

@@ -487,7 +487,9 @@ def select(self, dim: int, index: int):
         node = SelectBackward0()
         node.input_shape = self._data.shape
         node.key = key
-    return make_view(self, self._data[key], node)
+    # The trailing Ellipsis makes NumPy return a 0-d view rather than a copied scalar when
+    # the last dimension is selected, so `x[0, 0].add_(1)` writes through to x.
+    return make_view(self, self._data[key + (Ellipsis,)], node)
 
 
 def slice_dim(self, dim: int, start, stop, step: int = 1):
