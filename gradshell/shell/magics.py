@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -164,28 +163,28 @@ def _history(session: Session, arg: str) -> str:
 def _save(session: Session, arg: str) -> str:
     if not arg:
         raise MagicError("usage: %save FILE")
+    from gradshell.shell.files import FileAccessError
     from gradshell.shell.transcript import session_transcript
 
-    path = Path(arg).expanduser()
     text = session_transcript(session)
     try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MagicError(f"cannot write {path}: {exc.strerror or exc}") from None
+        shown = session.files.write_text(arg, text)
+    except FileAccessError as exc:
+        raise MagicError(str(exc)) from None
     count = sum(1 for e in session.history if e.record)
-    return f"saved {count} inputs to {path}"
+    return f"saved {count} inputs to {shown}"
 
 
 def _load(session: Session, arg: str) -> str | None:
     if not arg:
         raise MagicError("usage: %load FILE")
     from gradshell.shell import inputsplit
+    from gradshell.shell.files import FileAccessError
 
-    path = Path(arg).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MagicError(f"cannot read {path}: {exc}") from None
+        text = session.files.read_text(arg)
+    except FileAccessError as exc:
+        raise MagicError(str(exc)) from None
     if inputsplit.is_transcript(text):
         sources = inputsplit.transcript_inputs(text)
     else:

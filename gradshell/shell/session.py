@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from gradshell.shell import checker, display, limits, transform
 from gradshell.shell.errors import Refused, SessionExit, StatementTimeout
+from gradshell.shell.files import FileService, LocalFiles, PathPolicy
 from gradshell.shell.tracebacks import (
     SourceMap,
     WarningPrinter,
@@ -161,6 +162,7 @@ class Session:
         stream: TextIO | None = None,
         error_stream: TextIO | None = None,
         filename: str = "<stdin>",
+        files: FileService | None = None,
     ) -> None:
         if style not in STYLES:
             raise ValueError(f"style must be one of {STYLES}, not {style!r}")
@@ -177,6 +179,8 @@ class Session:
         self.stream = stream
         self.error_stream = error_stream
         self.filename = filename
+        #: Where %save, %load and %graph --dot read and write (the session directory).
+        self.files: FileService = files if files is not None else LocalFiles(PathPolicy.here())
         self.execution_count = 0
         self.history: list[HistoryEntry] = []
         self.sources = SourceMap()
@@ -308,40 +312,8 @@ class Session:
 
     # -- completeness --------------------------------------------------------------
     def is_complete(self, source: str) -> bool:
-        """Is this (possibly multi-line) input finished, as Python's REPL decides?
-
-        Unclosed brackets, strings and block headers need more lines; a compound
-        statement (`for`, `def`, ...) ends with an empty line; a syntax error is
-        complete (it is reported when run); magics are one line.
-        """
-        if source.lstrip().startswith("%"):
-            return True
-        if not source.strip():
-            return True
-        import codeop
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                code = codeop.compile_command(source, "<stdin>", "exec")
-            except (SyntaxError, ValueError, OverflowError):
-                return True
-        if code is None:
-            return False
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            return True
-        if not tree.body:
-            return True
-        last_line = source.split("\n")[-1]
-        compound = isinstance(
-            tree.body[-1],
-            ast.If | ast.For | ast.While | ast.With | ast.Try | ast.FunctionDef | ast.ClassDef,
-        ) or (len(source.split("\n")) > 1 and last_line[:1] in (" ", "\t"))
-        if compound:
-            return not last_line.strip() and source.count("\n") >= 1
-        return True
+        """Is this (possibly multi-line) input finished, as Python's REPL decides?"""
+        return source_is_complete(source)
 
     # -- running -------------------------------------------------------------------
     def run_cell(self, source: str, *, display: bool = True) -> CellResult:
@@ -540,6 +512,43 @@ class Session:
         return {k: v for k, v in self.namespace.items() if not k.startswith("_")}
 
 
+def source_is_complete(source: str) -> bool:
+    """Is this (possibly multi-line) input finished, as Python's REPL decides?
+
+    Unclosed brackets, strings and block headers need more lines; a compound
+    statement (`for`, `def`, ...) ends with an empty line; a syntax error is
+    complete (it is reported when run); magics are one line.
+    """
+    if source.lstrip().startswith("%"):
+        return True
+    if not source.strip():
+        return True
+    import codeop
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            code = codeop.compile_command(source, "<stdin>", "exec")
+        except (SyntaxError, ValueError, OverflowError):
+            return True
+    if code is None:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return True
+    if not tree.body:
+        return True
+    last_line = source.split("\n")[-1]
+    compound = isinstance(
+        tree.body[-1],
+        ast.If | ast.For | ast.While | ast.With | ast.Try | ast.FunctionDef | ast.ClassDef,
+    ) or (len(source.split("\n")) > 1 and last_line[:1] in (" ", "\t"))
+    if compound:
+        return not last_line.strip() and source.count("\n") >= 1
+    return True
+
+
 def _ends_with_semicolon(source: str) -> bool:
     lines = [line for line in source.rstrip().splitlines() if line.strip()]
     if not lines:
@@ -554,4 +563,10 @@ def _release_memory() -> None:
     gc.collect()
 
 
-__all__ = ["CellResult", "HistoryEntry", "Session", "register_session_hook"]
+__all__ = [
+    "CellResult",
+    "HistoryEntry",
+    "Session",
+    "register_session_hook",
+    "source_is_complete",
+]

@@ -7,12 +7,9 @@ carry the index of the edge in the op's `next_functions`.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
 from gradshell.core.autograd import AccumulateGrad
 from gradshell.core.tensor import Tensor
+from gradshell.shell.files import GRAPHVIZ_MISSING, FileAccessError, FileService
 from gradshell.viz.common import Namer, compact, display_name, shape_text
 from gradshell.viz.graph import node_ids, saved_brief
 
@@ -90,46 +87,28 @@ def to_dot(t: Tensor, namer: Namer, namespace: dict | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_dot(text: str, path: str) -> str:
-    """Write DOT text to `path`; returns the line to show."""
+def write_dot(text: str, path: str, files: FileService) -> str:
+    """Write DOT text to `path` through the session's file service; returns the line to show."""
     from gradshell.shell.magics import MagicError
 
-    target = os.path.expanduser(path)
     try:
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise MagicError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return f"wrote the graph to {path} (Graphviz DOT)"
+        shown = files.write_text(path, text)
+    except FileAccessError as exc:
+        raise MagicError(str(exc)) from None
+    return f"wrote the graph to {shown} (Graphviz DOT)"
 
 
-def dot_program() -> str | None:
-    """The path of Graphviz's `dot`, or None."""
-    return shutil.which("dot")
-
-
-def write_svg(text: str, path: str) -> str:
+def write_svg(text: str, path: str, files: FileService) -> str:
     """Render DOT text to an SVG file with Graphviz; returns the line to show."""
     from gradshell.shell.magics import MagicError
 
-    program = dot_program()
-    if program is None:
-        return GRAPHVIZ_HELP
-    target = os.path.expanduser(path)
     try:
-        done = subprocess.run(
-            [program, "-Tsvg", "-o", target],
-            input=text,
-            text=True,
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise MagicError(f"Graphviz's dot failed: {exc}") from None
-    if done.returncode != 0:
-        raise MagicError(f"Graphviz's dot failed: {done.stderr.strip() or done.returncode}")
-    return f"wrote the graph to {path} (SVG, rendered by Graphviz)"
+        shown = files.write_svg(path, text)
+    except FileAccessError as exc:
+        if str(exc) == GRAPHVIZ_MISSING:
+            return GRAPHVIZ_HELP
+        raise MagicError(str(exc)) from None
+    return f"wrote the graph to {shown} (SVG, rendered by Graphviz)"
 
 
-__all__ = ["GRAPHVIZ_HELP", "dot_program", "to_dot", "write_dot", "write_svg"]
+__all__ = ["GRAPHVIZ_HELP", "to_dot", "write_dot", "write_svg"]

@@ -340,9 +340,9 @@ def graph_magic(session: Session, arg: str) -> str | None:
     if dot_file is not None or svg_file is not None:
         text = dotmod.to_dot(root, namer, session.namespace)
         if dot_file is not None:
-            messages.append(dotmod.write_dot(text, dot_file))
+            messages.append(dotmod.write_dot(text, dot_file, session.files))
         if svg_file is not None:
-            messages.append(dotmod.write_svg(text, svg_file))
+            messages.append(dotmod.write_svg(text, svg_file, session.files))
         return "\n".join(messages)
     return _show(session, graph_view(root, namer, session.namespace))
 

@@ -21,8 +21,10 @@ def ipy() -> Session:
 
 @pytest.fixture(autouse=True)
 def _private_data_dir(tmp_path, monkeypatch):
-    """Keep REPL history out of the user's real data directory."""
+    """Keep REPL history out of the user's real data directory, and make the test's
+    directory the session directory (where file magics may read and write)."""
     monkeypatch.setenv("GRADSHELL_DATA_DIR", str(tmp_path / "gsdata"))
+    monkeypatch.chdir(tmp_path)
 
 
 def run(session: Session, source: str) -> str:

@@ -176,5 +176,32 @@ def test_load_runs_a_transcripts_inputs(session, tmp_path):
 
 
 def test_load_missing_file(session):
-    out = session.run_cell("%load /nonexistent/file.py").output
-    assert out.startswith("gradshell: cannot read /nonexistent/file.py")
+    out = session.run_cell("%load nonexistent/file.py").output
+    assert out.startswith("gradshell: cannot read nonexistent/file.py: No such file")
+
+
+def test_file_magics_stay_inside_the_session_directory(session, tmp_path):
+    outside = tmp_path.parent / "elsewhere.gsh"
+    for line in (f"%save {outside}", "%save ../up.gsh", "%load /etc/passwd", "%save ~/x.gsh"):
+        out = session.run_cell(line).output
+        assert "outside the session directory" in out and "--allow-path" in out, line
+    assert not outside.exists() and not (tmp_path.parent / "up.gsh").exists()
+    assert session.run_cell("%save inside.gsh").output.startswith("saved ")
+    assert (tmp_path / "inside.gsh").exists()
+
+
+def test_symlinks_out_of_the_session_directory_are_refused(session, tmp_path):
+    target = tmp_path.parent / "target.txt"
+    target.write_text("1 + 1\n")
+    (tmp_path / "link.py").symlink_to(target)
+    out = session.run_cell("%load link.py").output
+    assert "outside the session directory" in out and "2" not in out
+
+
+def test_allow_path_widens_the_policy(tmp_path):
+    from gradshell.shell.files import LocalFiles, PathPolicy
+
+    extra = tmp_path.parent / f"{tmp_path.name}-extra"
+    extra.mkdir()
+    s = Session(viz=False, files=LocalFiles(PathPolicy(tmp_path, [extra])))
+    assert s.run_cell(f"%save {extra / 'a.gsh'}").output.startswith("saved ")

@@ -26,6 +26,12 @@ def make_session(**kwargs) -> Session:
     return s
 
 
+@pytest.fixture(autouse=True)
+def _session_dir_is_tmp(tmp_path, monkeypatch):
+    """The test's directory is the session directory (where %graph may write files)."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def vs() -> Session:
     """A modern-style session with visualisation on."""

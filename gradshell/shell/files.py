@@ -1,0 +1,134 @@
+"""Files a session's magics read and write, confined to the session directory.
+
+`%save`, `%load` and `%graph --dot/--svg` name paths typed by the learner (or by a
+transcript someone sent). They go through a `FileService`: `LocalFiles` checks each
+path against a `PathPolicy` (the session directory, by default the directory the
+shell was started in, plus any `--allow-path DIR`) and does the I/O itself. Inside
+the sandboxed kernel the session's service is a remote one that asks the front end,
+which holds the same policy and is the only process allowed to touch those files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+class FileAccessError(Exception):
+    """A path outside the allowed directories, or an I/O error, in words for a learner."""
+
+
+@dataclass
+class PathPolicy:
+    """Which directories a session's file magics may use."""
+
+    session_dir: Path
+    allowed: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def here(cls, allowed: Iterable[str | Path] = ()) -> PathPolicy:
+        """The policy of a shell started in the current directory."""
+        return cls(Path.cwd().resolve(), [Path(p).expanduser().resolve() for p in allowed])
+
+    def roots(self) -> list[Path]:
+        """Every directory a path may lie in."""
+        return [self.session_dir, *self.allowed]
+
+    def resolve(self, path: str) -> Path:
+        """The absolute, symlink-free form of `path` (relative to the session directory),
+        if it lies inside an allowed directory; FileAccessError otherwise."""
+        if not path or "\0" in path:
+            raise FileAccessError("a file name is needed")
+        raw = Path(path).expanduser()
+        target = (raw if raw.is_absolute() else self.session_dir / raw).resolve()
+        for root in self.roots():
+            if target == root or root in target.parents:
+                return target
+        raise FileAccessError(
+            f"{path}: outside the session directory ({self.session_dir}); "
+            "start gradshell with --allow-path DIR to use another directory"
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain data for the kernel's start message."""
+        return {"session_dir": str(self.session_dir), "allowed": [str(p) for p in self.allowed]}
+
+
+class FileService(Protocol):
+    """What magics may do with files."""
+
+    def read_text(self, path: str) -> str:
+        """The text of `path`."""
+        ...
+
+    def write_text(self, path: str, text: str) -> str:
+        """Write `text` to `path`; returns the path as the learner should see it."""
+        ...
+
+    def write_svg(self, path: str, dot_text: str) -> str:
+        """Render DOT text to an SVG file with Graphviz; returns the path shown."""
+        ...
+
+
+GRAPHVIZ_MISSING = "Graphviz's dot is not installed"
+
+
+class LocalFiles:
+    """A FileService doing its own I/O under a PathPolicy (the trusted side's)."""
+
+    def __init__(self, policy: PathPolicy) -> None:
+        self.policy = policy
+
+    def read_text(self, path: str) -> str:
+        """The text of `path` (UTF-8)."""
+        target = self.policy.resolve(path)
+        try:
+            return target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise FileAccessError(f"cannot read {path}: {_reason(exc)}") from None
+
+    def write_text(self, path: str, text: str) -> str:
+        """Write `text` to `path` (UTF-8)."""
+        target = self.policy.resolve(path)
+        try:
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise FileAccessError(f"cannot write {path}: {_reason(exc)}") from None
+        return path
+
+    def write_svg(self, path: str, dot_text: str) -> str:
+        """Render with Graphviz's `dot` into `path`."""
+        target = self.policy.resolve(path)
+        program = shutil.which("dot")
+        if program is None:
+            raise FileAccessError(GRAPHVIZ_MISSING)
+        try:
+            done = subprocess.run(
+                [program, "-Tsvg", "-o", os.fspath(target)],
+                input=dot_text,
+                text=True,
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise FileAccessError(f"Graphviz's dot failed: {exc}") from None
+        if done.returncode != 0:
+            raise FileAccessError(
+                f"Graphviz's dot failed: {done.stderr.strip() or done.returncode}"
+            )
+        return path
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
+
+
+__all__ = ["GRAPHVIZ_MISSING", "FileAccessError", "FileService", "LocalFiles", "PathPolicy"]
