@@ -295,3 +295,4 @@ log_softmax = _nn_ops.log_softmax
 dropout = _nn_ops.dropout
 einsum = _la.einsum
 addmm = _la.addmm
+from gradshell.torch import utils  # noqa: E402, F401 - torch.utils.data

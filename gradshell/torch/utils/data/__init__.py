@@ -1,0 +1,67 @@
+"""torch.utils.data: datasets, samplers and the DataLoader that batches them.
+
+`import torch.utils.data as Data` and `from torch.utils.data import DataLoader` give
+this module. Loading runs in the learner's process (`num_workers=0`).
+"""
+
+from gradshell.torch.utils.data.collate import default_collate, default_convert
+from gradshell.torch.utils.data.dataloader import DataLoader, get_worker_info
+from gradshell.torch.utils.data.dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from gradshell.torch.utils.data.sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)
+
+__all__ = [
+    "BatchSampler",
+    "ChainDataset",
+    "ConcatDataset",
+    "DataLoader",
+    "Dataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "Subset",
+    "SubsetRandomSampler",
+    "TensorDataset",
+    "default_collate",
+    "default_convert",
+    "get_worker_info",
+    "random_split",
+]
+
+# Names PyTorch's torch.utils.data has that gradshell does not offer yet.
+_NOT_YET = frozenset(
+    {
+        "WeightedRandomSampler",
+        "DistributedSampler",
+        "StackDataset",
+        "IterDataPipe",
+        "MapDataPipe",
+        "DataChunk",
+        "functional_datapipe",
+        "argument_validation",
+        "runtime_validation",
+        "runtime_validation_disabled",
+        "guaranteed_datapipes_determinism",
+        "non_deterministic",
+    }
+)
+
+
+def __getattr__(name: str):
+    if name in _NOT_YET:
+        raise NotImplementedError(f"gradshell does not support torch.utils.data.{name} yet")
+    raise AttributeError(f"module 'torch.utils.data' has no attribute '{name}'")
