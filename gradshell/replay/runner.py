@@ -36,10 +36,10 @@ SessionFactory = Callable[[str, str], ShellSession]
 
 
 def gradshell_session(style: str, prompt: str) -> ShellSession:
-    """A fresh gradshell `Session` for replay (no visual channel, a time limit per cell)."""
-    from gradshell.shell.session import Session
+    """A fresh sandboxed kernel for replay (no visual channel, a time limit per cell)."""
+    from gradshell.kernel.client import KernelSession
 
-    return Session(style=style, prompt=prompt, viz=False, time_limit=DEFAULT_TIME_LIMIT)
+    return KernelSession(style=style, prompt=prompt, viz=False, time_limit=DEFAULT_TIME_LIMIT)
 
 
 @dataclass
@@ -106,6 +106,19 @@ def run_session(
     except Exception as exc:  # a broken shell must become a report, not a crash
         result.error = f"could not start a {use_style} session: {type(exc).__name__}: {exc}"
         return result
+    try:
+        _replay_examples(shell, session, result)
+    finally:
+        close = getattr(shell, "close", None)
+        if close is not None:
+            close()
+    return result
+
+
+def _replay_examples(
+    shell: ShellSession, session: TranscriptSession, result: SessionResult
+) -> None:
+    """Run each example of `session` in `shell`, recording outcomes in `result`."""
     for example in session.examples:
         if example.mode == "skip":
             result.examples.append(ExampleResult(example, "skipped"))
@@ -119,14 +132,13 @@ def run_session(
                 f"the shell session raised {type(exc).__name__}: {exc} "
                 f"at line {example.line}; the rest of the session was not run"
             )
-            return result
+            return
         if example.mode == "random":
             result.examples.append(ExampleResult(example, "random", got))
             continue
         comparison = compare(example.want, got)
         status: Status = "passed" if comparison.ok else "failed"
         result.examples.append(ExampleResult(example, status, got, comparison))
-    return result
 
 
 def run_transcript(

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import gradshell
 
@@ -44,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--unsafe",
         action="store_true",
-        help="run unrestricted Python (with gradshell's torch); never the default",
+        help="run unrestricted Python in this process (with gradshell's torch), without "
+        "the sandboxed kernel; never the default",
     )
     p.add_argument(
         "--device",
@@ -71,6 +73,14 @@ def _parser() -> argparse.ArgumentParser:
         default=10**8,
         metavar="N",
         help="largest tensor or array, in elements (default 10^8)",
+    )
+    p.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let %%save, %%load and %%graph use DIR too (default: only the directory gradshell "
+        "was started in)",
     )
     p.add_argument(
         "-i",
@@ -153,8 +163,6 @@ def _main(argv: Sequence[str] | None) -> int:
             )
             return 2
 
-    from gradshell.shell.session import Session
-
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     program = args.command is not None or args.file is not None
     limit = args.time_limit
@@ -164,21 +172,49 @@ def _main(argv: Sequence[str] | None) -> int:
         limit = None
     # Programs print what Python would print; their visual panels are opt-in (--viz).
     viz = not args.no_viz and (args.viz or not program or args.interactive)
-    session = Session(
+    session = _make_session(args, viz=viz, limit=limit)
+    if args.unsafe and not interactive:
+        print("gradshell: UNSAFE MODE IS ON (--unsafe)", file=sys.stderr)
+    try:
+        return _run(args, session, interactive=interactive, program=program)
+    finally:
+        close = getattr(session, "close", None)
+        if close is not None:
+            close()
+
+
+def _make_session(args: argparse.Namespace, *, viz: bool, limit: float | None) -> Any:
+    """The learner's session: a sandboxed kernel process, or (--unsafe) this process."""
+    from gradshell.shell.files import LocalFiles, PathPolicy
+
+    policy = PathPolicy.here(args.allow_path)
+    if args.unsafe:
+        from gradshell.shell.session import Session
+
+        return Session(
+            style=args.style,
+            prompt=args.prompt,
+            unsafe=True,
+            viz=viz,
+            time_limit=limit,
+            max_elements=args.max_elements,
+            files=LocalFiles(policy),
+        )
+    from gradshell.kernel.client import KernelSession
+
+    return KernelSession(
         style=args.style,
         prompt=args.prompt,
-        unsafe=args.unsafe,
         viz=viz,
         time_limit=limit,
         max_elements=args.max_elements,
+        policy=policy,
+        device=args.device,
     )
-    if args.unsafe and not interactive:
-        print("gradshell: UNSAFE MODE IS ON (--unsafe)", file=sys.stderr)
-    if not args.unsafe:
-        from gradshell.shell.limits import cap_address_space
 
-        cap_address_space()
 
+def _run(args: argparse.Namespace, session: Any, *, interactive: bool, program: bool) -> int:
+    """Run the program, the piped input or the REPL in `session`."""
     from gradshell.shell import batch
 
     if program:
@@ -198,7 +234,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if not (args.interactive and interactive):
             return code
         session.filename = "<stdin>"
-        session.time_limit = args.time_limit if args.time_limit else None
+        _set_time_limit(session, args.time_limit if args.time_limit else None)
 
     if not interactive:
         return batch.run_piped(session, sys.stdin, sys.stdout, sys.stderr)
@@ -206,3 +242,11 @@ def _main(argv: Sequence[str] | None) -> int:
     from gradshell.shell.repl import run_repl
 
     return run_repl(session, banner(args.style, args.prompt, args.unsafe))
+
+
+def _set_time_limit(session: Any, limit: float | None) -> None:
+    setter = getattr(session, "set_time_limit", None)
+    if setter is not None:
+        setter(limit)
+    else:
+        session.time_limit = limit

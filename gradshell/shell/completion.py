@@ -119,7 +119,9 @@ def make_completer(session: Session) -> Any:
     class SessionCompleter(Completer):
         def get_completions(self, document: Any, complete_event: Any) -> Any:
             try:
-                items = complete(session, document.text_before_cursor)
+                remote = getattr(session, "complete", None)
+                text = document.text_before_cursor
+                items = remote(text) if remote is not None else complete(session, text)
             except Exception:
                 return
             for text, start, meta in items:

@@ -232,6 +232,16 @@ def _cpu_split() -> tuple[float, float]:
     return t.user, t.system
 
 
+def _sandbox(session: Session, arg: str) -> str:
+    layers = getattr(session, "sandbox_layers", None)
+    if not layers:
+        return "this session runs in the shell's own process, without the sandboxed kernel"
+    width = max(len(name) for name in layers)
+    lines = ["your code runs in a sandboxed kernel process:"]
+    lines += [f"  {name:<{width}}  {what}" for name, what in layers.items()]
+    return "\n".join(lines)
+
+
 register_magic("help", _help, "list the magics, one line each")
 register_magic("style", _style, "modern|legacy: print as PyTorch 2.x or 0.3 does", record=True)
 register_magic(
@@ -242,4 +252,5 @@ register_magic("who", _who, "list variables with their type, shape, dtype, requi
 register_magic("history", _history, "list the inputs of this session")
 register_magic("save", _save, "FILE: save the session as a replayable transcript")
 register_magic("load", _load, "FILE: run a script or a transcript's inputs in this session")
+register_magic("sandbox", _sandbox, "show how the kernel running your code is confined")
 register_magic("time", _time, "STATEMENT: run it and show how long it took")

@@ -147,7 +147,26 @@ def _load_plugins() -> None:
                 continue
 
 
-class Session:
+class Prompts:
+    """The REPL's prompts, from a session's `prompt` style and `execution_count`."""
+
+    prompt: str
+    execution_count: int
+
+    def ps1(self) -> str:
+        """The prompt for a new input."""
+        if self.prompt == "ipython":
+            return f"In [{self.execution_count + 1}]: "
+        return ">>> "
+
+    def ps2(self) -> str:
+        """The prompt for a continuation line."""
+        if self.prompt == "ipython":
+            return " " * (len(self.ps1()) - 5) + "...: "
+        return "... "
+
+
+class Session(Prompts):
     """One learner's shell session."""
 
     def __init__(
@@ -182,6 +201,8 @@ class Session:
         #: Where %save, %load and %graph --dot read and write (the session directory).
         self.files: FileService = files if files is not None else LocalFiles(PathPolicy.here())
         self.execution_count = 0
+        #: The sandbox layers confining this session's process (set by the kernel).
+        self.sandbox_layers: dict[str, str] = {}
         self.history: list[HistoryEntry] = []
         self.sources = SourceMap()
         self.after_cell: list[Callable[[Session, CellResult], str | None]] = []
@@ -275,19 +296,6 @@ class Session:
                 return
             _set_print_style = set_print_style
         _set_print_style(self.style)
-
-    # -- prompts -------------------------------------------------------------------
-    def ps1(self) -> str:
-        """The prompt for a new input."""
-        if self.prompt == "ipython":
-            return f"In [{self.execution_count + 1}]: "
-        return ">>> "
-
-    def ps2(self) -> str:
-        """The prompt for a continuation line."""
-        if self.prompt == "ipython":
-            return " " * (len(self.ps1()) - 5) + "...: "
-        return "... "
 
     # -- channels ------------------------------------------------------------------
     def show_visual(self, text: str) -> None:
@@ -566,6 +574,7 @@ def _release_memory() -> None:
 __all__ = [
     "CellResult",
     "HistoryEntry",
+    "Prompts",
     "Session",
     "register_session_hook",
     "source_is_complete",

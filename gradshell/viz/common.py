@@ -10,16 +10,15 @@ from __future__ import annotations
 import ast
 import io
 import math
-import os
 import re
 import shutil
-import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gradshell.core.device import to_numpy
 from gradshell.core.tensor import Tensor
+from gradshell.shell.colour import color_wanted
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -29,17 +28,6 @@ if TYPE_CHECKING:
 #: Width of views when the terminal's width is unknown (and of golden tests).
 DEFAULT_WIDTH = 100
 MAX_WIDTH = 120
-
-
-def color_wanted() -> bool:
-    """True when views may use colour: a terminal on stdout and NO_COLOR unset."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    stream = sys.__stdout__
-    try:
-        return bool(stream is not None and stream.isatty())
-    except (ValueError, OSError):
-        return False
 
 
 def make_console(width: int | None = None, color: bool | None = None) -> Console:

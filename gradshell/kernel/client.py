@@ -1,0 +1,589 @@
+"""The front end's handle on a kernel: `KernelSession`, a shell session whose code runs
+in a sandboxed child process.
+
+It offers what the REPL, the batch runners and transcript replay use of a `Session`
+(`run_cell`, `run_script`, `is_complete`, prompts, completion) and adds what a separate
+process makes possible: a statement that ignores its time limit or Ctrl-C is killed
+after a grace period, a kernel that crashes (segfault, out of memory) is replaced, and
+in both cases the learner's variables come back by re-running, quietly, the inputs that
+had finished before. The front end answers the kernel's service requests (a line of
+`input()`, the session directory's files) under its own path policy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from gradshell.kernel.protocol import Closed, ProtocolError, Reader, write_message
+from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
+from gradshell.shell.session import CellResult, Prompts, source_is_complete
+
+#: Seconds a statement gets, after its time limit or a Ctrl-C, to stop by itself before
+#: its kernel is killed.
+GRACE_SECONDS = 2.0
+
+#: Seconds a new kernel may take to import and confine itself.
+START_TIMEOUT = 60.0
+
+#: The longest all quiet re-runs after a restart may take together.
+RECOVERY_BUDGET = 60.0
+
+
+class KernelError(Exception):
+    """An exception raised by learner code in the kernel, as the front end knows it."""
+
+    def __init__(self, type_name: str, message: str) -> None:
+        super().__init__(message)
+        self.type_name = type_name
+
+
+class KernelLost(Exception):
+    """The kernel died or stopped answering while running a cell."""
+
+
+class KernelStartError(RuntimeError):
+    """A kernel could not be started (or could not confine itself)."""
+
+
+@dataclass
+class _Finished:
+    """An input that ran to its end in the kernel, kept to rebuild state after a restart."""
+
+    op: str
+    source: str
+    filename: str
+    inputs: list[str] = field(default_factory=list)
+
+
+SIGNAL_WORDS = {
+    signal.SIGSEGV: "crashed (segmentation fault)",
+    signal.SIGBUS: "crashed (bus error)",
+    signal.SIGABRT: "aborted",
+    signal.SIGFPE: "crashed (floating-point exception)",
+    signal.SIGILL: "crashed (illegal instruction)",
+    signal.SIGXCPU: "ran out of CPU time",
+    signal.SIGXFSZ: "wrote a file over the size limit",
+    signal.SIGSYS: "made a system call the sandbox forbids",
+    signal.SIGKILL: "was killed (out of memory?)",
+}
+
+
+class KernelSession(Prompts):
+    """A learner's session whose code runs in a sandboxed kernel process."""
+
+    def __init__(
+        self,
+        *,
+        style: str = "modern",
+        prompt: str = "python",
+        viz: bool = True,
+        time_limit: float | None = None,
+        max_elements: int = 10**8,
+        filename: str = "<stdin>",
+        policy: PathPolicy | None = None,
+        stream: TextIO | None = None,
+        error_stream: TextIO | None = None,
+        sandbox: bool = True,
+        grace: float = GRACE_SECONDS,
+        memory_bytes: int | None = None,
+        device: str = "cpu",
+    ) -> None:
+        self.style = style
+        self.prompt = prompt
+        self.viz = viz
+        self.unsafe = False
+        self.time_limit = time_limit
+        self.max_elements = max_elements
+        self.device = device
+        self.filename = filename
+        self.policy = policy if policy is not None else PathPolicy.here()
+        self.files = LocalFiles(self.policy)
+        self.stream = stream
+        self.error_stream = error_stream
+        self.sandbox = sandbox
+        self.grace = grace
+        self.memory_bytes = memory_bytes if memory_bytes is not None else _default_memory()
+        self.execution_count = 0
+        #: What the kernel said about its sandbox layers (filled when it is ready).
+        self.layers: dict[str, str] = {}
+        #: Where learner code may write (the session directory, or a private scratch
+        #: directory when the kernel runs as another user).
+        self.writable_dir: Path = self.policy.session_dir
+        self.restarts = 0
+        self._finished: list[_Finished] = []
+        self._replaying = False
+        self._inputs: list[str] = []
+        self._scratch: Path | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._reader: Reader | None = None
+        self._ready = False
+        self._spawn()
+
+    # -- the process ---------------------------------------------------------------------
+    def _spawn(self) -> None:
+        """Start a kernel process (it imports and confines itself while we go on)."""
+        self.writable_dir = self._choose_writable_dir()
+        env = dict(os.environ)
+        env["TMPDIR"] = str(self.writable_dir)
+        env.pop("PYTHONSTARTUP", None)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "gradshell.kernel"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None if os.environ.get("GRADSHELL_KERNEL_DEBUG") else subprocess.DEVNULL,
+            cwd=self.writable_dir,
+            env=env,
+            start_new_session=True,  # the terminal's Ctrl-C reaches the front end only
+        )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._reader = Reader(self._proc.stdout.fileno())
+        self._ready = False
+        self._send(
+            {
+                "type": "start",
+                "style": self.style,
+                "prompt": self.prompt,
+                "viz": self.viz,
+                "time_limit": self.time_limit,
+                "max_elements": self.max_elements,
+                "filename": self.filename,
+                "device": self.device,
+                "sandbox": self._sandbox_policy(),
+            }
+        )
+
+    def _choose_writable_dir(self) -> Path:
+        """The session directory, unless the kernel will run as another user (started
+        as root, it drops to 'nobody') or cannot write there: then a private scratch
+        directory that is removed when the session ends."""
+        session_dir = self.policy.session_dir
+        if self.sandbox and os.geteuid() != 0 and os.access(session_dir, os.W_OK):
+            return session_dir
+        if not self.sandbox and os.access(session_dir, os.W_OK):
+            return session_dir
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="gradshell-session-"))
+            self._scratch.chmod(0o700)
+        return self._scratch
+
+    def _sandbox_policy(self) -> dict[str, Any] | None:
+        if not self.sandbox:
+            return None
+        return {
+            "writable_dir": str(self.writable_dir),
+            "read_dirs": [str(p) for p in self.policy.roots()],
+            "memory_bytes": self.memory_bytes,
+            "cpu_seconds": None,
+            "max_file_bytes": 256 * 1024**2,
+            "max_open_files": 256,
+        }
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            write_message(self._proc.stdin.fileno(), message)
+        except (BrokenPipeError, OSError) as exc:
+            raise KernelLost(str(exc)) from None
+
+    def wait_ready(self) -> None:
+        """Wait until the kernel has started and confined itself."""
+        if self._ready:
+            return
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            message = self._next(deadline)
+            if message is None:
+                self._kill()
+                raise KernelStartError("the kernel did not start in time")
+            kind = message.get("type")
+            if kind == "ready":
+                self.layers = {str(k): str(v) for k, v in dict(message.get("layers", {})).items()}
+                self._ready = True
+                return
+            if kind == "fatal":
+                self._kill()
+                raise KernelStartError(str(message.get("message", "unknown error")))
+
+    def _next(self, deadline: float | None) -> dict[str, Any] | None:
+        """The next message, None at the deadline; KernelLost if the kernel is gone."""
+        assert self._reader is not None
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            return self._reader.read(timeout)
+        except (Closed, ProtocolError, OSError) as exc:
+            raise KernelLost(str(exc)) from None
+
+    def _kill(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
+    def _death_words(self) -> str:
+        """How the kernel ended, in words."""
+        proc = self._proc
+        if proc is None:
+            return "stopped"
+        try:
+            code = proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "stopped answering"
+        if code < 0:
+            sig = signal.Signals(-code) if -code in signal.Signals._value2member_map_ else None
+            if sig is not None and sig in SIGNAL_WORDS:
+                return SIGNAL_WORDS[sig]
+            return f"was ended by signal {-code}"
+        return f"exited unexpectedly (status {code})"
+
+    def close(self) -> None:
+        """Stop the kernel and remove its scratch directory."""
+        if self._proc is not None and self._proc.poll() is None:
+            try:
+                self._send({"type": "request", "op": "shutdown"})
+                self._proc.wait(timeout=2)
+            except (KernelLost, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+        self._proc = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def __enter__(self) -> KernelSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- running -------------------------------------------------------------------------
+    def is_complete(self, source: str) -> bool:
+        """Is this input finished, as Python's REPL decides? (No kernel needed.)"""
+        return source_is_complete(source)
+
+    def run_cell(self, source: str, *, display: bool = True) -> CellResult:
+        """Run one input in the kernel; never raises for anything the learner typed."""
+        return self._run("run_cell", source, self.filename)
+
+    def run_script(self, source: str, filename: str) -> CellResult:
+        """Run a whole program (a file or `-c` text) in the kernel, as Python runs scripts."""
+        self.filename = filename
+        return self._run("run_script", source, filename)
+
+    def _run(self, op: str, source: str, filename: str) -> CellResult:
+        collected: list[str] = []
+        self._inputs = []
+        try:
+            self.wait_ready()
+            reply = self._exchange(
+                {
+                    "type": "request",
+                    "op": op,
+                    "source": source,
+                    "filename": filename,
+                    "live": self.stream is not None,
+                    **_terminal_hints(),
+                },
+                collected,
+                self.time_limit,
+            )
+        except KernelStartError as exc:
+            text = f"gradshell: the sandboxed kernel could not start: {exc}\n"
+            self._show_error(text)
+            return CellResult("".join(collected) + text, "", exc, None, source)
+        except KernelLost as exc:
+            text = self._recover(str(exc))
+            self._show_error(text)
+            error = KernelError("KernelLost", text.strip())
+            return CellResult("".join(collected) + text, "", error, None, source)
+        state = reply.get("state") or {}
+        self._mirror(state)
+        error_data = reply.get("error")
+        error = None
+        if isinstance(error_data, dict):
+            error = KernelError(str(error_data.get("type")), str(error_data.get("message", "")))
+        interrupted = isinstance(error_data, dict) and (
+            error_data.get("timeout") or error_data.get("interrupted")
+        )
+        if not interrupted:
+            self._finished.append(_Finished(op, source, filename, list(self._inputs)))
+        exit_code = reply.get("exit_code")
+        return CellResult(
+            str(reply.get("output", "")),
+            str(reply.get("visual", "")),
+            error,
+            exit_code if isinstance(exit_code, int) else None,
+            source,
+        )
+
+    def _mirror(self, state: dict[str, Any]) -> None:
+        for key in ("style", "prompt"):
+            if isinstance(state.get(key), str):
+                setattr(self, key, state[key])
+        if isinstance(state.get("execution_count"), int):
+            self.execution_count = state["execution_count"]
+
+    def _exchange(
+        self, request: dict[str, Any], collected: list[str], limit: float | None
+    ) -> dict[str, Any]:
+        """Send a request and serve the kernel until its answer; enforces the time limit
+        (plus grace) and forwards Ctrl-C. Raises KernelLost if the kernel had to go."""
+        self._send(request)
+        deadline = None if not limit else time.monotonic() + limit + self.grace
+        interrupted_at: float | None = None
+        while True:
+            try:
+                message = self._next(deadline)
+            except KeyboardInterrupt:
+                if interrupted_at is not None:  # a second Ctrl-C: stop it now
+                    self._kill()
+                    raise KernelLost("interrupted twice") from None
+                interrupted_at = time.monotonic()
+                self._signal(signal.SIGINT)
+                grace_end = interrupted_at + self.grace
+                deadline = grace_end if deadline is None else min(deadline, grace_end)
+                continue
+            if message is None:  # past the deadline: it did not stop by itself
+                self._kill()
+                raise KernelLost("did not stop in time")
+            kind = message.get("type")
+            if kind == "stream":
+                self._show_stream(str(message.get("name")), str(message.get("text", "")))
+                collected.append(str(message.get("text", "")))
+            elif kind == "service":
+                self._send(self._serve(message))
+            elif kind in ("result", "completions", "state"):
+                return message
+
+    def _signal(self, sig: int) -> None:
+        if self._proc is not None:
+            try:
+                os.kill(self._proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def _show_stream(self, name: str, text: str) -> None:
+        target = self.error_stream if name == "err" and self.error_stream else self.stream
+        if target is not None:
+            target.write(text)
+            target.flush()
+
+    def _show_error(self, text: str) -> None:
+        target = self.error_stream or self.stream
+        if target is not None:
+            target.write(text)
+            target.flush()
+
+    # -- services for the kernel -----------------------------------------------------------
+    def _serve(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Answer a service request under the front end's own rules."""
+        op = message.get("op")
+        try:
+            if op == "input":
+                return self._serve_input(str(message.get("prompt", "")))
+            path = str(message.get("path", ""))
+            text = str(message.get("text", ""))
+            if op == "read_file":
+                return {"type": "reply", "ok": True, "text": self.files.read_text(path)}
+            if op == "write_file":
+                if self._replaying:  # re-running history must not rewrite files
+                    return {"type": "reply", "ok": True, "shown": path}
+                return {"type": "reply", "ok": True, "shown": self.files.write_text(path, text)}
+            if op == "write_svg":
+                if self._replaying:
+                    return {"type": "reply", "ok": True, "shown": path}
+                return {"type": "reply", "ok": True, "shown": self.files.write_svg(path, text)}
+        except FileAccessError as exc:
+            return {"type": "reply", "ok": False, "error": str(exc)}
+        return {"type": "reply", "ok": False, "error": f"unknown service {op!r}"}
+
+    def _serve_input(self, prompt: str) -> dict[str, Any]:
+        if self._replaying:
+            if self._replay_inputs:
+                return {"type": "reply", "ok": True, "line": self._replay_inputs.pop(0)}
+            return {"type": "reply", "ok": False, "error": "EOFError"}
+        if self.stream is not None:
+            self.stream.write(prompt)
+            self.stream.flush()
+        try:
+            line = self.read_line()
+        except KeyboardInterrupt:
+            return {"type": "reply", "ok": False, "error": "KeyboardInterrupt"}
+        if line is None:
+            return {"type": "reply", "ok": False, "error": "EOFError"}
+        self._inputs.append(line)
+        return {"type": "reply", "ok": True, "line": line}
+
+    _replay_inputs: list[str] = []
+
+    def read_line(self) -> str | None:
+        """A line for the learner's `input()`: from stdin (None at its end)."""
+        try:
+            line = sys.stdin.readline()
+        except (OSError, ValueError):
+            return None
+        if not line:
+            return None
+        return line.rstrip("\n")
+
+    # -- completion ----------------------------------------------------------------------
+    def complete(self, text: str) -> list[tuple[str, int, str]]:
+        """Completions for the text before the cursor, from the kernel's namespace."""
+        try:
+            self.wait_ready()
+            reply = self._exchange(
+                {"type": "request", "op": "complete", "text": text}, [], limit=2.0
+            )
+        except (KernelLost, KernelStartError):
+            self._restart_quietly()
+            return []
+        items = []
+        for item in reply.get("items", []):
+            if isinstance(item, list) and len(item) == 3:
+                items.append((str(item[0]), int(item[1]), str(item[2])))
+        return items
+
+    def set_time_limit(self, limit: float | None) -> None:
+        """Change the per-statement time limit (for the REPL after a program with -i)."""
+        self.time_limit = limit
+        try:
+            self.wait_ready()
+            self._exchange({"type": "request", "op": "set", "time_limit": limit}, [], 5.0)
+        except (KernelLost, KernelStartError):
+            self._restart_quietly()
+
+    # -- recovery ------------------------------------------------------------------------
+    def _restart_quietly(self) -> None:
+        self._recover("stopped answering")
+
+    def _recover(self, why: str) -> str:
+        """Replace a lost kernel and re-run the finished inputs; the message to show."""
+        words = self._death_words() if why != "did not stop in time" else ""
+        self._kill()
+        self.restarts += 1
+        if why == "did not stop in time":
+            head = (
+                f"gradshell: the statement did not stop within {self.grace:g} s of its "
+                "time limit or Ctrl-C (it was probably inside native code), so its kernel "
+                "was stopped and a new one started."
+            )
+        elif why == "interrupted twice":
+            head = "gradshell: interrupted twice, so the kernel was stopped and a new one started."
+        else:
+            head = f"gradshell: the kernel running your code {words}; a new one was started."
+        try:
+            self._spawn()
+            self.wait_ready()
+        except (KernelLost, KernelStartError, OSError) as exc:
+            return f"{head}\ngradshell: the new kernel could not start: {exc}\n"
+        return head + "\n" + self._replay_finished() + "\n"
+
+    def _replay_finished(self) -> str:
+        """Re-run the inputs that had finished, quietly; says what came back."""
+        history = list(self._finished)
+        if not history:
+            return "gradshell: no earlier inputs to restore; the failed statement's work was lost."
+        saved_stream, saved_err = self.stream, self.error_stream
+        self.stream = self.error_stream = None
+        self._replaying = True
+        done = 0
+        budget_end = time.monotonic() + RECOVERY_BUDGET
+        try:
+            for item in history:
+                if time.monotonic() > budget_end:
+                    break
+                self._replay_inputs = list(item.inputs)
+                try:
+                    self._exchange(
+                        {
+                            "type": "request",
+                            "op": item.op,
+                            "source": item.source,
+                            "filename": item.filename,
+                            "live": False,
+                        },
+                        [],
+                        self.time_limit or 30.0,
+                    )
+                except KernelLost:
+                    self._kill()
+                    try:
+                        self._spawn()
+                        self.wait_ready()
+                    except (KernelLost, KernelStartError, OSError):
+                        pass
+                    break
+                done += 1
+        finally:
+            self._replaying = False
+            self._replay_inputs = []
+            self.stream, self.error_stream = saved_stream, saved_err
+        self._finished = history[:done]
+        if done == len(history):
+            return (
+                f"gradshell: your variables came back by re-running your {done} earlier "
+                f"input{'s' if done != 1 else ''}; only the failed statement's work was lost."
+            )
+        return (
+            f"gradshell: {done} of your {len(history)} earlier inputs could be re-run; "
+            f"what input {done + 1} and later ones made was lost."
+        )
+
+
+def _terminal_hints() -> dict[str, Any]:
+    """The front end's terminal width and colour, for panels the kernel renders."""
+    from gradshell.shell.colour import color_wanted
+
+    try:
+        width = shutil.get_terminal_size((100, 24)).columns
+    except (OSError, ValueError):
+        width = 100
+    return {"width": width, "color": color_wanted()}
+
+
+def _default_memory() -> int | None:
+    """The kernel's address-space cap: 80% of physical memory (at least 2 GiB)."""
+    if os.environ.get("GRADSHELL_NO_MEMORY_CAP"):
+        return None
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is not None:
+        return None  # CUDA reserves far more address space than it uses
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return max(int(total * 0.8), 2 * 1024**3)
+
+
+__all__ = ["GRACE_SECONDS", "KernelError", "KernelSession", "KernelStartError"]

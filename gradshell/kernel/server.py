@@ -1,0 +1,342 @@
+"""The kernel process: one learner `Session` behind the wire protocol, confined by the OS.
+
+Started by the front end as `python -m gradshell.kernel` with the protocol on its
+stdin/stdout pipes. It reads a start message (the session's settings and the sandbox
+policy), imports what learner code will need, confines itself (`confine`), says
+`ready`, then serves requests one at a time:
+
+    run_cell / run_script  → stream messages while the code prints, then a result
+    complete               → completions for the text before the cursor
+    shutdown               → exit
+
+While a cell runs, the kernel may ask the front end for things only the front end may
+do (`service` messages: a line of input, reading or writing a file in the session
+directory) and waits for the reply. Nothing the kernel sends can make the front end run
+code: it is plain JSON data.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import resource
+import signal
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from gradshell.kernel.protocol import Closed, Reader, write_message
+
+#: The CPU seconds a cell may use beyond its wall-clock limit before SIGXCPU ends the
+#: kernel (a last resort for native loops that ignore the time-limit signal).
+CPU_SLACK = 5
+
+
+class Channel:
+    """The kernel's end of the pipes to the front end."""
+
+    def __init__(self, in_fd: int, out_fd: int) -> None:
+        self.reader = Reader(in_fd)
+        self.out_fd = out_fd
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Send one message to the front end."""
+        write_message(self.out_fd, message)
+
+    def read(self) -> dict[str, Any]:
+        """The next message from the front end (blocks)."""
+        message = self.reader.read()
+        assert message is not None  # no timeout given
+        return message
+
+    def ask(self, op: str, **args: Any) -> dict[str, Any]:
+        """A service request to the front end, answered before the cell goes on."""
+        self.send({"type": "service", "op": op, **args})
+        while True:
+            message = self.read()
+            if message.get("type") == "reply":
+                return message
+
+
+class StreamSender(io.TextIOBase):
+    """A text stream whose writes go to the front end as they happen."""
+
+    def __init__(self, channel: Channel, name: str) -> None:
+        self.channel = channel
+        self.name = name
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if text:
+            self.channel.send({"type": "stream", "name": self.name, "text": text})
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
+class RemoteFiles:
+    """The session's file service inside the kernel: the front end does the I/O."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+
+    def _ask(self, op: str, **args: Any) -> dict[str, Any]:
+        from gradshell.shell.files import FileAccessError
+
+        reply = self.channel.ask(op, **args)
+        if not reply.get("ok"):
+            raise FileAccessError(str(reply.get("error", "the front end refused")))
+        return reply
+
+    def read_text(self, path: str) -> str:
+        """The text of `path`, read by the front end."""
+        return str(self._ask("read_file", path=path).get("text", ""))
+
+    def write_text(self, path: str, text: str) -> str:
+        """Have the front end write `text` to `path`."""
+        return str(self._ask("write_file", path=path, text=text).get("shown", path))
+
+    def write_svg(self, path: str, dot_text: str) -> str:
+        """Have the front end render DOT text to an SVG file."""
+        return str(self._ask("write_svg", path=path, text=dot_text).get("shown", path))
+
+
+class Kernel:
+    """The request loop around one Session."""
+
+    def __init__(self, channel: Channel, start: dict[str, Any]) -> None:
+        from gradshell.shell.session import Session
+
+        self.channel = channel
+        self.busy = False
+        self.out = StreamSender(channel, "out")
+        self.err = StreamSender(channel, "err")
+        self.session = Session(
+            style=start.get("style", "modern"),
+            prompt=start.get("prompt", "python"),
+            viz=bool(start.get("viz", True)),
+            time_limit=start.get("time_limit"),
+            max_elements=int(start.get("max_elements", 10**8)),
+            filename=start.get("filename", "<stdin>"),
+            files=RemoteFiles(channel),
+        )
+        self._install_input()
+        device = start.get("device", "cpu")
+        if device and device != "cpu":
+            from gradshell.shell.device import set_default_device
+
+            set_default_device(str(device))
+        if self.session.viz:
+            self.session.ensure_plugins()
+
+    # -- learner-facing services ---------------------------------------------------------
+    def _install_input(self) -> None:
+        """`input()` asks the front end for a line, as Python's asks the terminal."""
+        session = self.session
+
+        def read_input(prompt: Any = "") -> str:
+            """Read a line from the learner (through the front end)."""
+            text = "" if prompt is None else str(prompt)
+            reply = self.channel.ask("input", prompt=text)
+            if reply.get("ok"):
+                return str(reply.get("line", ""))
+            if reply.get("error") == "KeyboardInterrupt":
+                raise KeyboardInterrupt
+            raise EOFError("EOF when reading a line")
+
+        session.read_input = read_input  # type: ignore[method-assign]
+        table = session.namespace.get("__builtins__")
+        if isinstance(table, dict) and "input" in table:
+            table["input"] = read_input
+
+    def state(self) -> dict[str, Any]:
+        """What the front end mirrors: prompts, style, counts."""
+        s = self.session
+        return {
+            "style": s.style,
+            "prompt": s.prompt,
+            "viz": s.viz,
+            "execution_count": s.execution_count,
+            "time_limit": s.time_limit,
+        }
+
+    # -- requests ------------------------------------------------------------------------
+    def serve(self) -> None:
+        """Answer requests until the front end says shutdown or hangs up."""
+        while True:
+            try:
+                request = self.channel.read()
+            except Closed:
+                return
+            op = request.get("op")
+            if op == "shutdown":
+                return
+            handler = getattr(self, f"_op_{op}", None)
+            if request.get("type") != "request" or handler is None:
+                self.channel.send({"type": "error", "message": f"unknown request {op!r}"})
+                continue
+            self.channel.send(handler(request))
+
+    def _op_run_cell(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._apply_display(request)
+        live = bool(request.get("live", True))
+        self.session.stream = self.out if live else None
+        self.session.error_stream = None
+        return self._run(lambda: self.session.run_cell(request["source"], display=True))
+
+    def _op_run_script(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._apply_display(request)
+        live = bool(request.get("live", True))
+        self.session.stream = self.out if live else None
+        self.session.error_stream = self.err if live else None
+        filename = str(request.get("filename", "<string>"))
+        self.session.filename = filename
+        return self._run(lambda: self.session.run_script(request["source"], filename))
+
+    def _op_complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        from gradshell.shell.completion import complete
+
+        try:
+            items = complete(self.session, str(request.get("text", "")))
+        except Exception:
+            items = []
+        return {"type": "completions", "items": [list(item) for item in items]}
+
+    def _op_set(self, request: dict[str, Any]) -> dict[str, Any]:
+        if "time_limit" in request:
+            self.session.time_limit = request["time_limit"]
+        if "filename" in request:
+            self.session.filename = str(request["filename"])
+        return {"type": "state", "state": self.state()}
+
+    def _apply_display(self, request: dict[str, Any]) -> None:
+        """The terminal's width and colour, for panels rendered in here."""
+        width = request.get("width")
+        if isinstance(width, int) and width > 0:
+            os.environ["COLUMNS"] = str(width)
+        color = request.get("color")
+        if color is not None:
+            os.environ["GRADSHELL_COLOR"] = "1" if color else "0"
+
+    def _run(self, body: Any) -> dict[str, Any]:
+        self._limit_cpu()
+        self.busy = True
+        try:
+            result = body()
+        finally:
+            self.busy = False
+        return {
+            "type": "result",
+            "output": result.output,
+            "visual": result.visual,
+            "error": describe_error(result.error),
+            "exit_code": result.exit_code,
+            "state": self.state(),
+        }
+
+    def _limit_cpu(self) -> None:
+        """Let SIGXCPU end the kernel if a cell burns CPU far past its time limit."""
+        limit = self.session.time_limit
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            if not limit:
+                resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+                return
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            used = int(usage.ru_utime + usage.ru_stime) + 1
+            want = used + int(limit) + CPU_SLACK
+            if hard != resource.RLIM_INFINITY:
+                want = min(want, hard)
+            resource.setrlimit(resource.RLIMIT_CPU, (want, hard))
+        except (ValueError, OSError):
+            pass
+
+    def on_interrupt(self, signum: int, frame: Any) -> None:
+        """SIGINT from the front end: interrupt the running cell (idle: ignore)."""
+        if self.busy:
+            raise KeyboardInterrupt
+
+
+def describe_error(error: BaseException | None) -> dict[str, Any] | None:
+    """An exception as plain data for the front end."""
+    if error is None:
+        return None
+    from gradshell.shell.errors import StatementTimeout
+
+    return {
+        "type": type(error).__name__,
+        "message": str(error),
+        "timeout": isinstance(error, StatementTimeout),
+        "interrupted": isinstance(error, KeyboardInterrupt),
+    }
+
+
+def _warm_up(session_viz: bool) -> None:
+    """Import what learner code uses, before the sandbox narrows what can be read."""
+    import numpy  # noqa: F401
+
+    import gradshell.printing  # noqa: F401
+    import gradshell.torch  # noqa: F401
+    from gradshell.shell import completion  # noqa: F401
+
+    if session_viz:
+        import gradshell.viz  # noqa: F401
+
+
+def _confine(start: dict[str, Any]) -> dict[str, str]:
+    """Apply the sandbox the start message asks for; the layers that hold, in words."""
+    policy_data = start.get("sandbox")
+    if not policy_data:
+        return {"sandbox": "off (the front end asked for none)"}
+    try:
+        from gradshell.kernel.confine import ConfinePolicy, confine, default_read_dirs
+    except ImportError as exc:  # pragma: no cover - the module ships with gradshell
+        return {"sandbox": f"not available: {exc}"}
+    reads = default_read_dirs() + [Path(p) for p in policy_data.get("read_dirs", [])]
+    policy = ConfinePolicy(
+        scratch_dir=Path(policy_data["writable_dir"]),
+        read_dirs=reads,
+        memory_bytes=policy_data.get("memory_bytes"),
+        cpu_seconds=policy_data.get("cpu_seconds"),
+        max_file_bytes=int(policy_data.get("max_file_bytes", 256 * 1024**2)),
+        max_open_files=int(policy_data.get("max_open_files", 256)),
+    )
+    return dict(confine(policy).layers)
+
+
+def main() -> int:
+    """The kernel's entry point (`python -m gradshell.kernel`)."""
+    # The protocol owns the original stdin/stdout; C code that prints must not corrupt it.
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    sys.stdout = io.TextIOWrapper(open(os.devnull, "wb"), encoding="utf-8")  # noqa: SIM115
+    channel = Channel(in_fd, out_fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        start = channel.read()
+    except Closed:
+        return 0
+    try:
+        _warm_up(bool(start.get("viz", True)))
+        kernel = Kernel(channel, start)
+        layers = _confine(start)
+        kernel.session.sandbox_layers = layers
+    except BaseException as exc:  # noqa: BLE001 - reported to the front end, then exit
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        channel.send({"type": "fatal", "message": detail})
+        return 1
+    signal.signal(signal.SIGINT, kernel.on_interrupt)
+    channel.send({"type": "ready", "layers": layers, "state": kernel.state(), "pid": os.getpid()})
+    kernel.serve()
+    return 0
+
+
+__all__ = ["Channel", "Kernel", "RemoteFiles", "StreamSender", "describe_error", "main"]
