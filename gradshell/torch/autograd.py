@@ -14,6 +14,7 @@ from gradshell.core.grad_mode import (
 from gradshell.core.tensor import Tensor
 
 __all__ = [
+    "Function",
     "Variable",
     "backward",
     "grad",
@@ -23,6 +24,8 @@ __all__ = [
     "inference_mode",
     "set_detect_anomaly",
     "detect_anomaly",
+    "gradcheck",
+    "gradgradcheck",
 ]
 
 
@@ -79,3 +82,12 @@ import sys as _sys  # noqa: E402
 from gradshell.torch import _autograd_functional as functional  # noqa: E402
 
 _sys.modules[__name__ + ".functional"] = functional
+
+# torch.autograd.function (custom Functions) and torch.autograd.gradcheck, the same way.
+from gradshell.torch import _autograd_function as function  # noqa: E402
+from gradshell.torch import _gradcheck  # noqa: E402
+from gradshell.torch._autograd_function import Function  # noqa: E402
+from gradshell.torch._gradcheck import gradcheck, gradgradcheck  # noqa: E402
+
+_sys.modules[__name__ + ".function"] = function
+_sys.modules[__name__ + ".gradcheck"] = _gradcheck
