@@ -96,6 +96,9 @@ class KernelSession(Prompts):
         grace: float = GRACE_SECONDS,
         memory_bytes: int | None = None,
         device: str = "cpu",
+        mode: str = "shell",
+        learn: dict[str, Any] | None = None,
+        progress_store: Any = None,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -104,6 +107,12 @@ class KernelSession(Prompts):
         self.time_limit = time_limit
         self.max_elements = max_elements
         self.device = device
+        self.mode = mode
+        self.learn = dict(learn or {})
+        #: The learner's real progress store (lesson mode): the kernel asks us to use it.
+        self.progress_store = progress_store
+        #: The lesson's state as the kernel last reported it (lesson mode).
+        self.tutor_state: dict[str, Any] = {}
         self.filename = filename
         self.policy = policy if policy is not None else PathPolicy.here()
         self.files = LocalFiles(self.policy)
@@ -157,6 +166,8 @@ class KernelSession(Prompts):
                 "max_elements": self.max_elements,
                 "filename": self.filename,
                 "device": self.device,
+                "mode": self.mode,
+                "learn": self.learn,
                 "sandbox": self._sandbox_policy(),
             }
         )
@@ -346,7 +357,52 @@ class KernelSession(Prompts):
             source,
         )
 
+    def call(self, op: str, **args: Any) -> dict[str, Any]:
+        """Send a lesson request (`tutor_start`, `tutor_handle`, `tutor_eof`); a lost
+        kernel is replaced and the lesson reopened at the learner's saved step."""
+        try:
+            self.wait_ready()
+            reply = self._exchange(
+                {"type": "request", "op": op, **args, **_terminal_hints()}, [], self.time_limit
+            )
+        except KernelStartError as exc:
+            self._show_error(f"gradshell: the sandboxed kernel could not start: {exc}\n")
+            self.tutor_state = {**self.tutor_state, "finished": True}
+            return {}
+        except KernelLost as exc:
+            self._show_error(self._recover_lesson(str(exc)))
+            return {"lost": True}
+        self._mirror(reply.get("state") or {})
+        return reply
+
+    def _recover_lesson(self, why: str) -> str:
+        words = self._death_words() if why != "did not stop in time" else "did not stop in time"
+        lesson = self.tutor_state.get("lesson")
+        self._kill()
+        self.restarts += 1
+        head = f"gradshell: the kernel running your code {words}; a new one was started"
+        try:
+            self._spawn()
+            self.wait_ready()
+            saved, self.stream = self.stream, None
+            try:
+                reply = self._exchange(
+                    {"type": "request", "op": "tutor_start", "name": lesson, **_terminal_hints()},
+                    [],
+                    RECOVERY_BUDGET,
+                )
+            finally:
+                self.stream = saved
+            self._mirror(reply.get("state") or {})
+        except (KernelLost, KernelStartError, OSError) as exc:
+            self.tutor_state = {**self.tutor_state, "finished": True}
+            return f"{head}, but it could not start: {exc}\n"
+        where = "at your saved step" if lesson else "at the lesson menu"
+        return f"{head}, {where}; the failed input's work was lost.\n"
+
     def _mirror(self, state: dict[str, Any]) -> None:
+        if isinstance(state.get("tutor"), dict):
+            self.tutor_state = state["tutor"]
         for key in ("style", "prompt"):
             if isinstance(state.get(key), str):
                 setattr(self, key, state[key])
@@ -408,6 +464,10 @@ class KernelSession(Prompts):
     def _serve(self, message: dict[str, Any]) -> dict[str, Any]:
         """Answer a service request under the front end's own rules."""
         op = message.get("op")
+        if op == "progress" and self.progress_store is not None:
+            from gradshell.kernel.remote_progress import serve_progress
+
+            return serve_progress(self.progress_store, message)
         try:
             if op == "input":
                 return self._serve_input(str(message.get("prompt", "")))

@@ -115,7 +115,8 @@ class Kernel:
         self.busy = False
         self.out = StreamSender(channel, "out")
         self.err = StreamSender(channel, "err")
-        self.session = Session(
+        self.tutor: Any = None
+        self._shell_session = Session(
             style=start.get("style", "modern"),
             prompt=start.get("prompt", "python"),
             viz=bool(start.get("viz", True)),
@@ -124,7 +125,7 @@ class Kernel:
             filename=start.get("filename", "<stdin>"),
             files=RemoteFiles(channel),
         )
-        self._install_input()
+        self._install_input(self._shell_session)
         device = start.get("device", "cpu")
         if device and device != "cpu":
             from gradshell.shell.device import set_default_device
@@ -132,11 +133,36 @@ class Kernel:
             set_default_device(str(device))
         if self.session.viz:
             self.session.ensure_plugins()
+        if start.get("mode") == "learn":
+            self._start_tutor(dict(start.get("learn") or {}))
+
+    @property
+    def session(self) -> Any:
+        """The shell session learner code runs in now (a lesson's, in a lesson)."""
+        if self.tutor is not None and self.tutor.session is not None:
+            return self.tutor.session
+        return self._shell_session
+
+    def _start_tutor(self, settings: dict[str, Any]) -> None:
+        """Lesson mode: a Tutor whose text streams to the front end and whose progress
+        the front end keeps."""
+        from gradshell.kernel.remote_progress import RemoteProgressStore
+        from gradshell.learn.engine import Tutor
+        from gradshell.learn.lesson import load_course
+
+        self.tutor = Tutor(
+            load_course(),
+            lang=str(settings.get("lang", "en")),
+            store=RemoteProgressStore(self.channel),
+            out=self.out,
+            time_limit=settings.get("time_limit"),
+            color=bool(settings.get("color", False)),
+        )
+        self._tutor_sessions: set[int] = set()
 
     # -- learner-facing services ---------------------------------------------------------
-    def _install_input(self) -> None:
+    def _install_input(self, session: Any) -> None:
         """`input()` asks the front end for a line, as Python's asks the terminal."""
-        session = self.session
 
         def read_input(prompt: Any = "") -> str:
             """Read a line from the learner (through the front end)."""
@@ -154,15 +180,32 @@ class Kernel:
             table["input"] = read_input
 
     def state(self) -> dict[str, Any]:
-        """What the front end mirrors: prompts, style, counts."""
+        """What the front end mirrors: prompts, style, counts (and the lesson's mode)."""
         s = self.session
-        return {
+        state: dict[str, Any] = {
             "style": s.style,
             "prompt": s.prompt,
             "viz": s.viz,
             "execution_count": s.execution_count,
             "time_limit": s.time_limit,
         }
+        tutor = self.tutor
+        if tutor is not None:
+            state["tutor"] = {
+                "mode": tutor.mode.value,
+                "prompt": tutor.prompt(),
+                "finished": tutor.finished,
+                "in_session": tutor.session is not None,
+                "lesson": tutor.lesson.id if tutor.lesson is not None else None,
+            }
+        return state
+
+    def _tutor_ready(self) -> None:
+        """Give a lesson's new shell session the kernel's input()."""
+        session = self.tutor.session if self.tutor is not None else None
+        if session is not None and id(session) not in self._tutor_sessions:
+            self._tutor_sessions.add(id(session))
+            self._install_input(session)
 
     # -- requests ------------------------------------------------------------------------
     def serve(self) -> None:
@@ -196,6 +239,41 @@ class Kernel:
         filename = str(request.get("filename", "<string>"))
         self.session.filename = filename
         return self._run(lambda: self.session.run_script(request["source"], filename))
+
+    def _op_tutor_start(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._apply_display(request)
+        name = request.get("name")
+        return self._tutor_call(lambda: self.tutor.start(None if name is None else str(name)))
+
+    def _op_tutor_handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._apply_display(request)
+        text = str(request.get("text", ""))
+        return self._tutor_call(lambda: self.tutor.handle(text))
+
+    def _op_tutor_eof(self, request: dict[str, Any]) -> dict[str, Any]:
+        return self._tutor_call(self.tutor.eof)
+
+    def _tutor_call(self, body: Any) -> dict[str, Any]:
+        if self.tutor is None:
+            return {"type": "error", "message": "not in lesson mode"}
+        self._tutor_ready()
+        self._limit_cpu()
+        self.busy = True
+        interrupted = False
+        value = None
+        try:
+            value = body()
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            self.busy = False
+        self._tutor_ready()
+        return {
+            "type": "result",
+            "value": value if isinstance(value, bool | int | str) else None,
+            "interrupted": interrupted,
+            "state": self.state(),
+        }
 
     def _op_complete(self, request: dict[str, Any]) -> dict[str, Any]:
         from gradshell.shell.completion import complete

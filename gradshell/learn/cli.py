@@ -88,23 +88,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(tr(lang, "unknown_lesson", name=args.name), file=sys.stderr)
         return 2
 
-    from gradshell.shell.limits import cap_address_space
-
-    cap_address_space()
+    from gradshell.kernel.tutor_client import KernelTutor
     from gradshell.learn.terminal import PipeReader, PromptReader, run_tutor
 
-    tutor = Tutor(
-        course,
+    tutor = KernelTutor(
         lang=lang,
-        store=store,
         out=sys.stdout,
+        store=store,
         time_limit=None if interactive else DEFAULT_TIME_LIMIT,
         color=_color(interactive),
     )
-    if not tutor.start(args.name):
-        return 2
-    reader = PromptReader() if interactive else PipeReader(sys.stdin, sys.stdout)
-    return run_tutor(tutor, reader)
+    try:
+        if not tutor.start(args.name):
+            return 2
+        reader = PromptReader() if interactive else PipeReader(sys.stdin, sys.stdout)
+        return run_tutor(tutor, reader)  # type: ignore[arg-type]
+    finally:
+        tutor.close()
 
 
 def _color(interactive: bool) -> bool:

@@ -1,0 +1,153 @@
+"""The front end's KernelSession: learner code runs in a child process that can be
+interrupted, killed and replaced without the session losing its variables."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from gradshell.kernel.client import KernelSession
+from gradshell.shell.files import PathPolicy
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    k = KernelSession(viz=False, time_limit=5, grace=1.0, policy=PathPolicy(tmp_path))
+    yield k
+    k.close()
+
+
+def out(k: KernelSession, source: str) -> str:
+    return k.run_cell(source).output
+
+
+def test_code_runs_in_another_process(kernel):
+    assert out(kernel, "import torch\nx = torch.ones(2, requires_grad=True)") == ""
+    assert out(kernel, "(x * 3).sum().backward()\nx.grad") == "tensor([3., 3.])\n"
+    assert kernel._proc is not None and kernel._proc.pid != os.getpid()
+    assert kernel.execution_count == 2
+
+
+def test_errors_come_back_as_text_and_a_type(kernel):
+    r = kernel.run_cell("1 / 0")
+    assert r.output.endswith("ZeroDivisionError: division by zero\n")
+    assert r.error is not None and r.error.type_name == "ZeroDivisionError"
+    assert out(kernel, "40 + 2") == "42\n"
+
+
+def test_live_output_streams_to_the_front_end(tmp_path):
+    stream = io.StringIO()
+    with KernelSession(viz=False, stream=stream, policy=PathPolicy(tmp_path)) as k:
+        r = k.run_cell("for i in range(3):\n    print(i)\n")
+    assert stream.getvalue() == "0\n1\n2\n" == r.output
+
+
+def test_statement_over_its_limit_is_stopped_by_the_kernel_itself(tmp_path):
+    with KernelSession(viz=False, time_limit=0.5, policy=PathPolicy(tmp_path)) as k:
+        out(k, "a = 1")
+        r = k.run_cell("while True:\n    a = a + 0\n")
+        assert "the time limit for one statement" in r.output
+        assert k.restarts == 0
+        assert out(k, "a") == "1\n"
+
+
+def _kill_later(k: KernelSession, sig: int, delay: float) -> threading.Thread:
+    def fire() -> None:
+        time.sleep(delay)
+        assert k._proc is not None
+        os.kill(k._proc.pid, sig)
+
+    thread = threading.Thread(target=fire)
+    thread.start()
+    return thread
+
+
+def test_a_crashed_kernel_is_replaced_and_variables_come_back(kernel):
+    out(kernel, "import torch")
+    out(kernel, "w = torch.tensor([1., 2.], requires_grad=True)")
+    out(kernel, "(w * w).sum().backward()")
+    thread = _kill_later(kernel, signal.SIGSEGV, 0.5)
+    r = kernel.run_cell("while True:\n    pass\n")
+    thread.join()
+    assert "crashed (segmentation fault)" in r.output
+    assert "re-running your 3 earlier inputs" in r.output
+    assert kernel.restarts == 1
+    assert out(kernel, "w.grad") == "tensor([2., 4.])\n"
+
+
+def test_a_kernel_killed_by_the_system_is_reported(kernel):
+    out(kernel, "n = 7")
+    thread = _kill_later(kernel, signal.SIGKILL, 0.5)
+    r = kernel.run_cell("while True:\n    pass\n")
+    thread.join()
+    assert "was killed (out of memory?)" in r.output
+    assert out(kernel, "n") == "7\n"
+
+
+def test_native_code_that_ignores_the_limit_is_killed_after_the_grace(tmp_path):
+    with KernelSession(viz=False, time_limit=0.3, grace=0.5, policy=PathPolicy(tmp_path)) as k:
+        out(k, "import numpy as np\nkeep = 5")
+        start = time.monotonic()
+        r = k.run_cell(
+            "m = np.random.rand(2500, 2500)\nfor i in range(50):\n    np.linalg.eig(m)\n"
+        )
+        took = time.monotonic() - start
+        assert "did not stop within 0.5 s" in r.output or "time limit" in r.output
+        assert took < 20
+        assert out(k, "keep") == "5\n"
+
+
+def test_interrupt_reaches_learner_code(kernel):
+    out(kernel, "count = 0")
+    timer = threading.Timer(0.5, kernel._signal, args=(signal.SIGINT,))
+    timer.start()
+    r = kernel.run_cell("while True:\n    count = count + 1\n")
+    timer.join()
+    assert r.output.endswith("KeyboardInterrupt\n")
+    assert kernel.restarts == 0
+    assert out(kernel, "count > 0") == "True\n"
+
+
+def test_input_is_answered_by_the_front_end(kernel, monkeypatch):
+    lines = iter(["3"])
+    monkeypatch.setattr(kernel, "read_line", lambda: next(lines, None))
+    r = kernel.run_cell("n = int(input('how many? '))\nn * 2")
+    assert r.output == "6\n"
+    r = kernel.run_cell("input()")
+    assert r.output.endswith("EOFError: EOF when reading a line\n")
+
+
+def test_file_magics_are_done_by_the_front_end_inside_the_session_dir(kernel, tmp_path):
+    out(kernel, "x = 1")
+    assert out(kernel, "%save s.gsh").startswith("saved ")
+    assert ">>> x = 1\n" in (tmp_path / "s.gsh").read_text()
+    refused = out(kernel, "%save /tmp/elsewhere.gsh")
+    assert "outside the session directory" in refused
+    assert "outside the session directory" in out(kernel, "%load /etc/passwd")
+
+
+def test_completion_reads_the_kernels_namespace(kernel):
+    out(kernel, "import torch\nweights = torch.ones(2)")
+    names = [text for text, _, _ in kernel.complete("wei")]
+    assert "weights" in names
+    assert "zero_" in [text for text, _, _ in kernel.complete("weights.zer")]
+
+
+def test_prompts_follow_the_kernel(tmp_path):
+    with KernelSession(viz=False, prompt="ipython", policy=PathPolicy(tmp_path)) as k:
+        assert k.ps1() == "In [1]: "
+        k.run_cell("1")
+        assert k.ps1() == "In [2]: "
+        k.run_cell("%prompt python")
+        assert k.ps1() == ">>> "
+
+
+def test_sandbox_magic_lists_the_layers(kernel):
+    text = out(kernel, "%sandbox")
+    assert text.startswith("your code runs in a sandboxed kernel process:")
+    assert kernel.layers
