@@ -3,11 +3,10 @@ same seed, the same collated types, the same splits and the same errors."""
 
 from __future__ import annotations
 
-import contextlib
-import io
+from pathlib import Path
 
-import numpy as np
 import pytest
+from support.tutorials import printed, run_in_gradshell, run_in_pytorch
 
 from gradshell import torch as gtorch
 from gradshell.torch.utils import data as gdata
@@ -108,29 +107,19 @@ ERRORS = [
 ]
 
 
-def _output(source: str, torch_mod) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            exec(source, {"torch": torch_mod, "np": np})  # noqa: S102 - the tests' own programs
-        except Exception as e:  # noqa: BLE001 - the error is part of what is compared
-            print(f"{type(e).__name__}: {e}")
-    return out.getvalue()
-
-
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_prints_what_pytorch_prints(real_torch, name):
     source = PROGRAMS[name]
-    expected = _output(source, real_torch)
+    expected = printed(source, real_torch)
     assert "Error" not in expected
-    assert _output(source, gtorch) == expected
+    assert printed(source, gtorch) == expected
 
 
 @pytest.mark.parametrize("source", ERRORS)
 def test_errors_match_pytorch(real_torch, source):
-    expected = _output(source, real_torch)
+    expected = printed(source, real_torch)
     assert "Error" in expected
-    assert _output(source, gtorch) == expected
+    assert printed(source, gtorch) == expected
 
 
 def test_shuffle_is_a_permutation_per_epoch_without_torch():
@@ -180,3 +169,10 @@ def test_imports_in_the_shell():
     result = Session(viz=False).run_script(SHELL_IMPORTS, "imports.py")
     assert result.error is None, result.output
     assert result.output == "True\n[[tensor([0., 1., 2.])], [tensor([3.])]]\n"
+
+
+def test_d2l_style_linear_regression_script_prints_what_pytorch_prints(real_torch):
+    script = Path(__file__).parent / "tutorials" / "d2l_linear_regression.py"
+    expected = run_in_pytorch(script)
+    assert "epoch 3" in expected
+    assert run_in_gradshell(script) == expected
