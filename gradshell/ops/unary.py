@@ -3,7 +3,7 @@ and `where`. Each op: its forward (an array function), its backward node, its na
 
 from __future__ import annotations
 
-from gradshell.core import dtypes
+from gradshell.core import dtypes, kernels
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -36,7 +36,8 @@ def unary(x: Tensor, fname: str, node_cls=None, save: str | None = None, floatin
         dt = dtypes.get_default_dtype()
         data = data.astype(dt.np)
     xp = array_module(data)
-    r = as_array(getattr(xp, fname)(data))
+    kernel = kernels.lookup(fname, data)  # PyTorch's exact CPU kernel, when there is one
+    r = as_array(kernel(data) if kernel else getattr(xp, fname)(data))
     if r.dtype != dt.np:
         r = r.astype(dt.np)
     res = wrap(r, dt)
@@ -313,8 +314,12 @@ def sigmoid(self):
         dt = dtypes.get_default_dtype()
         x = x.astype(dt.np)
     xp = array_module(x)
-    # 1/(1+e^-x) overflows harmlessly to 0 for very negative x; e^-x = inf gives 1/inf = 0.
-    r = as_array(xp.reciprocal(xp.exp(xp.negative(x)) + 1).astype(dt.np, copy=False))
+    kernel = kernels.lookup("sigmoid", x)
+    if kernel is not None:
+        r = kernel(x)
+    else:
+        # 1/(1+e^-x) overflows harmlessly to 0 for very negative x; 1/inf = 0.
+        r = as_array(xp.reciprocal(xp.exp(xp.negative(x)) + 1).astype(dt.np, copy=False))
     res = wrap(r, dt)
     if needs_grad(self):
         node = SigmoidBackward0()
@@ -656,9 +661,13 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # no
         )
     x = input._data
     xp = array_module(x)
-    bx = x * input._dtype.np.type(beta)
-    soft = xp.log1p(xp.exp(bx)) / input._dtype.np.type(beta)
-    r = as_array(xp.where(bx > threshold, x, soft).astype(input._dtype.np, copy=False))
+    kernel = kernels.lookup("softplus", x)
+    if kernel is not None:
+        r = kernel(x, beta, threshold)
+    else:
+        bx = x * input._dtype.np.type(beta)
+        soft = xp.log1p(xp.exp(bx)) / input._dtype.np.type(beta)
+        r = as_array(xp.where(bx > threshold, x, soft).astype(input._dtype.np, copy=False))
     res = wrap(r, input._dtype)
     if needs_grad(input):
         node = SoftplusBackward0()

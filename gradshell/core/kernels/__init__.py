@@ -1,0 +1,59 @@
+"""Exact float kernels: the transcendental functions as PyTorch 2.13's CPU build rounds them.
+
+A learner's ``loss.item()`` prints 16 digits, so a 1-ulp difference from PyTorch shows,
+and a training loop grows it.  This package reproduces PyTorch's elementwise float32 and
+float64 kernels (Sleef's vector algorithms on the vector path, the C library on scalar
+tails, see ``elementwise``) in NumPy.
+
+They cost more than NumPy's own ufuncs; ``set_exact(False)`` (also
+``gradshell.set_exact``) switches the ops back to NumPy's fast math for big work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradshell.core.kernels import elementwise
+
+_exact = True
+
+# op name (as the unary ops call it) -> the exact kernel
+_KERNELS = {
+    "exp": elementwise.exp,
+    "expm1": elementwise.expm1,
+    "log": elementwise.log,
+    "log1p": elementwise.log1p,
+    "tanh": elementwise.tanh,
+    "sin": elementwise.sin,
+    "cos": elementwise.cos,
+    "sigmoid": elementwise.sigmoid,
+    "softplus": elementwise.softplus,
+}
+
+
+def set_exact(flag: bool = True) -> None:
+    """Compute exp, log, tanh, sigmoid, ... as PyTorch's CPU build does (True, the default),
+    or with NumPy's faster ufuncs, which may differ in the last bit (False)."""
+    global _exact
+    _exact = bool(flag)
+
+
+def is_exact() -> bool:
+    """Whether the exact kernels are on (see ``set_exact``)."""
+    return _exact
+
+
+def lookup(name: str, data):
+    """The exact kernel for op `name` on array `data`, or None to use NumPy's ufunc.
+
+    Only NumPy float32/float64 arrays qualify; CuPy arrays and other dtypes keep the array
+    module's own functions (matching PyTorch's CPU bits is not a goal on a GPU).
+    """
+    if not _exact or not isinstance(data, np.ndarray):
+        return None
+    if data.dtype != np.float32 and data.dtype != np.float64:
+        return None
+    return _KERNELS.get(name)
+
+
+__all__ = ["is_exact", "lookup", "set_exact"]

@@ -1,0 +1,59 @@
+"""Which elements PyTorch's CPU loops send down the vector path and which down the scalar one.
+
+``cpu_kernel_vec`` (ATen's ``native/cpu/Loops.h``) splits a contiguous range among OpenMP
+threads (``at::parallel_for`` with a grain of 32768 elements), and each thread's share
+runs in blocks of two vectors (2 x 16 float32 or 2 x 8 float64 on an AVX-512 build);
+the elements after the last full block go through the scalar C++ lambda.  The two paths
+round differently (Sleef against the C library), so the position of each element
+decides its last bit.  Measured on PyTorch 2.13's AVX-512 build: a float32 sigmoid of 33
+elements takes the vector path for the first 32 and the scalar one for the 33rd.
+
+``vec::map`` (the ``vml`` functions such as ``log1p``) has no scalar tail: its last
+partial vector is loaded and computed as a vector.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+VECTOR_BYTES = 64  # one AVX-512 register; PyTorch's CPU capability on this kind of machine
+
+
+def block_size(dtype: np.dtype) -> int:
+    """Elements per vectorised step of ``cpu_kernel_vec`` (two vectors) for `dtype`."""
+    return 2 * (VECTOR_BYTES // np.dtype(dtype).itemsize)
+
+
+def scalar_mask(n: int, dtype: np.dtype, threads: int | None = None) -> np.ndarray:
+    """Boolean mask over ``range(n)``: True where ``cpu_kernel_vec`` runs the scalar lambda."""
+    # the thread split is the one the summation kernels already reproduce (imported here:
+    # the ops package imports this module)
+    from gradshell.ops.summation import GRAIN_SIZE, _chunks, get_num_threads
+
+    threads = get_num_threads() if threads is None else threads
+    block = block_size(dtype)
+    mask = np.zeros(n, dtype=bool)
+    for b, e in _chunks(n, GRAIN_SIZE, threads):
+        body = (e - b) // block * block
+        mask[b + body : e] = True
+    return mask
+
+
+def vec_and_scalar(x: np.ndarray, vec_fn, scalar_fn) -> np.ndarray:
+    """Apply ``vec_fn`` to the elements on the vector path and ``scalar_fn`` to the tails.
+
+    `x` is read in memory order (C order for a C-contiguous array, the layout of a dense
+    permuted array otherwise), as TensorIterator coalesces a dense tensor into one range.
+    """
+    order = "F" if (x.flags.f_contiguous and not x.flags.c_contiguous) else "C"
+    flat = x.ravel(order=order)
+    mask = scalar_mask(flat.size, flat.dtype)
+    out = np.empty_like(flat)
+    if mask.all():
+        out[:] = scalar_fn(flat)
+    elif not mask.any():
+        out[:] = vec_fn(flat)
+    else:
+        out[~mask] = vec_fn(flat[~mask])
+        out[mask] = scalar_fn(flat[mask])
+    return out.reshape(x.shape, order=order)

@@ -1,0 +1,124 @@
+"""Sleef's float32 vector kernels (the 1.0-ulp ``_u10`` variants), step for step in NumPy.
+
+PyTorch's ``Vectorized<float>`` calls these for ``exp``, ``expm1`` and ``log1p`` (and
+sigmoid, softplus and others build on them).  Each line mirrors one vector instruction of
+the FMA build (AVX2 and AVX-512 give the same bits: the algorithms branch only on
+subnormal corner cases that cannot reach them here), so the results are bit for bit
+those of the vector unit.  Sleef's algorithms are published by Naoki Shibata under the
+Boost licence; the constants below are its minimax coefficients.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradshell.core.kernels.fp32 import (
+    F32,
+    df_add2_f2_f,
+    df_add2_f2_f2,
+    df_add_f2_f,
+    df_add_f2_f2,
+    df_add_f_f,
+    df_add_f_f2,
+    df_div,
+    df_mul_f2_f,
+    df_mul_f2_f2,
+    df_scale,
+    df_squ,
+    fma,
+    getexp,
+    ldexp2,
+    ldexp3,
+    rint_int,
+)
+
+R_LN2F = F32(1.442695040888963407359924681001892137426645954152985934135449406931)
+L2UF = F32(0.693145751953125)
+L2LF = F32(1.428606765330187045e-06)
+_EXPF_POLY = tuple(
+    F32(c)
+    for c in (
+        0.00139304355252534151077271,
+        0.00833336077630519866943359,
+        0.0416664853692054748535156,
+        0.166666671633720397949219,
+        0.5,
+    )
+)
+
+
+def expf(d: np.ndarray) -> np.ndarray:
+    """Sleef ``xexpf`` (u10) of a float32 array."""
+    d = np.asarray(d, F32)
+    with np.errstate(all="ignore"):
+        q = rint_int(d * R_LN2F)
+        qf = q.astype(F32)
+        s = fma(qf, -L2UF, d)
+        s = fma(qf, -L2LF, s)
+        u = np.full(d.shape, F32(0.000198527617612853646278381), F32)
+        for c in _EXPF_POLY:
+            u = fma(u, s, c)
+        u = F32(1) + fma(s * s, u, s)
+        u = ldexp2(u, q)
+        u = np.where(d < F32(-104), F32(0), u)
+        u = np.where(F32(100) < d, F32(np.inf), u)
+    return u.astype(F32, copy=False)
+
+
+def _expk2f(d0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sleef ``expk2f`` of the pair (d0, 0): exp as a double-float."""
+    u = d0 * R_LN2F
+    q = rint_int(u)
+    qf = q.astype(F32)
+    s = df_add2_f2_f((d0, np.zeros_like(d0)), qf * -L2UF)
+    s = df_add2_f2_f(s, qf * -L2LF)
+    u = np.full(d0.shape, F32(0.1980960224e-3), F32)
+    for c in (0.1394256484e-2, 0.8333456703e-2, 0.4166637361e-1):
+        u = fma(u, s[0], F32(c))
+    t = df_add2_f2_f(df_mul_f2_f(s, u), F32(0.166666659414234244790680580464e0))
+    t = df_add2_f2_f(df_mul_f2_f2(s, t), F32(0.5))
+    t = df_add2_f2_f2(s, df_mul_f2_f2(df_squ(s), t))
+    t = df_add_f_f2(F32(1), t)
+    tx, ty = ldexp2(t[0], q), ldexp2(t[1], q)
+    low = d0 < F32(-104)
+    return np.where(low, F32(0), tx), np.where(low, F32(0), ty)
+
+
+def expm1f(a: np.ndarray) -> np.ndarray:
+    """Sleef ``xexpm1f`` (u10) of a float32 array."""
+    a = np.asarray(a, F32)
+    with np.errstate(all="ignore"):
+        d = df_add2_f2_f(_expk2f(a), F32(-1))
+        x = d[0] + d[1]
+        x = np.where(a > F32(88.72283172607421875), F32(np.inf), x)
+        x = np.where(a < F32(-16.635532333438687426013570), F32(-1), x)
+        x = np.where((a == 0) & np.signbit(a), F32(-0.0), x)
+    return x.astype(F32, copy=False)
+
+
+_LN2_PAIR = (F32(0.69314718246459960938), F32(-1.904654323148236017e-09))
+
+
+def log1pf(d: np.ndarray) -> np.ndarray:
+    """Sleef ``xlog1pf`` (u10) of a float32 array (the AVX-512 ``getexp`` form)."""
+    d = np.asarray(d, F32)
+    with np.errstate(all="ignore"):
+        dp1 = d + F32(1)
+        e = getexp(dp1 * F32(1.0 / 0.75))
+        e = np.where(np.isposinf(e), F32(128), e)
+        t = ldexp3(np.ones_like(d), -rint_int(e))
+        m = fma(d, t, t - F32(1))
+        s = df_mul_f2_f(_LN2_PAIR, e)
+        x = df_div((m, np.zeros_like(m)), df_add_f_f(F32(2), m))
+        x2 = x[0] * x[0]
+        t = np.full(d.shape, F32(0.3027294874), F32)
+        t = fma(t, x2, F32(0.3996108174))
+        t = fma(t, x2, F32(0.6666694880))
+        s = df_add_f2_f2(s, df_scale(x, F32(2)))
+        s = df_add_f2_f(s, (x2 * x[0]) * t)
+        r = s[0] + s[1]
+        r = np.where(d > F32(1e38), F32(np.inf), r)
+        r = np.where(F32(-1) > d, F32(np.nan), r)
+        r = np.where(d == F32(-1), F32(-np.inf), r)
+        r = np.where((d == 0) & np.signbit(d), F32(-0.0), r)
+    return r.astype(F32, copy=False)
