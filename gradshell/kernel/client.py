@@ -438,7 +438,7 @@ class KernelSession(Prompts):
                 collected.append(str(message.get("text", "")))
             elif kind == "service":
                 self._send(self._serve(message))
-            elif kind in ("result", "completions", "state"):
+            elif kind in ("result", "completions", "state", "error"):
                 return message
 
     def _signal(self, sig: int) -> None:

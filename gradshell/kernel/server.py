@@ -193,7 +193,7 @@ class Kernel:
         if tutor is not None:
             state["tutor"] = {
                 "mode": tutor.mode.value,
-                "prompt": tutor.prompt(),
+                "prompt": "" if tutor.finished else tutor.prompt(),
                 "finished": tutor.finished,
                 "in_session": tutor.session is not None,
                 "lesson": tutor.lesson.id if tutor.lesson is not None else None,
@@ -222,7 +222,18 @@ class Kernel:
             if request.get("type") != "request" or handler is None:
                 self.channel.send({"type": "error", "message": f"unknown request {op!r}"})
                 continue
-            self.channel.send(handler(request))
+            try:
+                reply = handler(request)
+            except Exception as exc:  # a fault of gradshell's own: report, keep serving
+                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                reply = {
+                    "type": "result",
+                    "output": f"gradshell: internal error in the kernel: {detail}\n",
+                    "visual": "",
+                    "error": {"type": "InternalError", "message": detail},
+                    "exit_code": None,
+                }
+            self.channel.send(reply)
 
     def _op_run_cell(self, request: dict[str, Any]) -> dict[str, Any]:
         self._apply_display(request)
