@@ -34,6 +34,9 @@ GRACE_SECONDS = 2.0
 #: Seconds a new kernel may take to import and confine itself.
 START_TIMEOUT = 60.0
 
+#: The most streamed text kept for a cell's result when its kernel is lost.
+MAX_COLLECTED = 16 * 1024 * 1024
+
 #: The longest all quiet re-runs after a restart may take together.
 RECOVERY_BUDGET = 60.0
 
@@ -99,6 +102,7 @@ class KernelSession(Prompts):
         mode: str = "shell",
         learn: dict[str, Any] | None = None,
         progress_store: Any = None,
+        checker: bool = True,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -108,6 +112,9 @@ class KernelSession(Prompts):
         self.max_elements = max_elements
         self.device = device
         self.mode = mode
+        #: False runs the kernel's code without the in-process checker (the OS sandbox
+        #: still holds): for testing that the sandbox alone is a wall.
+        self.checker = checker
         self.learn = dict(learn or {})
         #: The learner's real progress store (lesson mode): the kernel asks us to use it.
         self.progress_store = progress_store
@@ -168,6 +175,7 @@ class KernelSession(Prompts):
                 "device": self.device,
                 "mode": self.mode,
                 "learn": self.learn,
+                "unsafe": not self.checker,
                 "sandbox": self._sandbox_policy(),
             }
         )
@@ -343,10 +351,7 @@ class KernelSession(Prompts):
         error = None
         if isinstance(error_data, dict):
             error = KernelError(str(error_data.get("type")), str(error_data.get("message", "")))
-        interrupted = isinstance(error_data, dict) and (
-            error_data.get("timeout") or error_data.get("interrupted")
-        )
-        if not interrupted:
+        if error is None:  # re-run after a restart: only what finished cleanly
             self._finished.append(_Finished(op, source, filename, list(self._inputs)))
         exit_code = reply.get("exit_code")
         return CellResult(
@@ -417,6 +422,7 @@ class KernelSession(Prompts):
         self._send(request)
         deadline = None if not limit else time.monotonic() + limit + self.grace
         interrupted_at: float | None = None
+        kept = 0
         while True:
             try:
                 message = self._next(deadline)
@@ -434,8 +440,11 @@ class KernelSession(Prompts):
                 raise KernelLost("did not stop in time")
             kind = message.get("type")
             if kind == "stream":
-                self._show_stream(str(message.get("name")), str(message.get("text", "")))
-                collected.append(str(message.get("text", "")))
+                text = str(message.get("text", ""))
+                self._show_stream(str(message.get("name")), text)
+                kept += len(text)
+                if kept < MAX_COLLECTED:  # a runaway print loop must not fill memory
+                    collected.append(text)
             elif kind == "service":
                 self._send(self._serve(message))
             elif kind in ("result", "completions", "state", "error"):
@@ -611,12 +620,13 @@ class KernelSession(Prompts):
         self._finished = history[:done]
         if done == len(history):
             return (
-                f"gradshell: your variables came back by re-running your {done} earlier "
-                f"input{'s' if done != 1 else ''}; only the failed statement's work was lost."
+                f"gradshell: your variables came back by re-running the {done} earlier "
+                f"input{'s' if done != 1 else ''} that finished without an error; "
+                "what the failed statement did was lost."
             )
         return (
-            f"gradshell: {done} of your {len(history)} earlier inputs could be re-run; "
-            f"what input {done + 1} and later ones made was lost."
+            f"gradshell: {done} of the {len(history)} earlier inputs that had finished "
+            "could be re-run; what the others made was lost."
         )
 
 

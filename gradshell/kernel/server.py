@@ -32,6 +32,9 @@ from gradshell.kernel.protocol import Closed, Reader, write_message
 #: kernel (a last resort for native loops that ignore the time-limit signal).
 CPU_SLACK = 5
 
+#: The most characters one stream message carries.
+STREAM_PIECE = 1 << 20
+
 
 class Channel:
     """The kernel's end of the pipes to the front end."""
@@ -70,8 +73,10 @@ class StreamSender(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        if text:
-            self.channel.send({"type": "stream", "name": self.name, "text": text})
+        # Pieces well under the protocol's message limit, however long the text.
+        for start in range(0, len(text), STREAM_PIECE):
+            piece = text[start : start + STREAM_PIECE]
+            self.channel.send({"type": "stream", "name": self.name, "text": piece})
         return len(text)
 
     def isatty(self) -> bool:
@@ -124,6 +129,7 @@ class Kernel:
             max_elements=int(start.get("max_elements", 10**8)),
             filename=start.get("filename", "<stdin>"),
             files=RemoteFiles(channel),
+            unsafe=bool(start.get("unsafe", False)),
         )
         self._install_input(self._shell_session)
         device = start.get("device", "cpu")

@@ -75,7 +75,7 @@ def test_a_crashed_kernel_is_replaced_and_variables_come_back(kernel):
     r = kernel.run_cell("while True:\n    pass\n")
     thread.join()
     assert "crashed (segmentation fault)" in r.output
-    assert "re-running your 3 earlier inputs" in r.output
+    assert "re-running the 3 earlier inputs that finished without an error" in r.output
     assert kernel.restarts == 1
     assert out(kernel, "w.grad") == "tensor([2., 4.])\n"
 
