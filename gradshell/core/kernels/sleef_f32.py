@@ -16,6 +16,7 @@ from gradshell.core.kernels.fp32 import (
     F32,
     df_add2_f2_f,
     df_add2_f2_f2,
+    df_add2_f_f,
     df_add_f2_f,
     df_add_f2_f2,
     df_add_f_f,
@@ -97,6 +98,37 @@ def expm1f(a: np.ndarray) -> np.ndarray:
 
 
 _LN2_PAIR = (F32(0.69314718246459960938), F32(-1.904654323148236017e-09))
+LOG1PF_BOUND = F32(1e38)  # above it Sleef's log1pf returns logf_u1(d)
+
+
+def getmant(x: np.ndarray) -> np.ndarray:
+    """AVX-512 ``vgetmantps`` with the [0.75, 1.5) interval: |x| scaled by a power of two."""
+    m, _ = np.frexp(np.abs(x).astype(np.float64))  # [0.5, 1)
+    m = m * 2.0
+    return np.where(m >= 1.5, m * 0.5, m).astype(F32)
+
+
+def logf_u1(d: np.ndarray) -> np.ndarray:
+    """Sleef ``xlogf_u1`` (u10) of a float32 array (the AVX-512 ``getexp``/``getmant`` form)."""
+    d = np.asarray(d, F32)
+    with np.errstate(all="ignore"):
+        e = getexp(d * F32(1.0 / 0.75))
+        e = np.where(np.isposinf(e), F32(128), e)
+        m = getmant(d)
+        s = df_mul_f2_f(_LN2_PAIR, e)
+        x = df_div(df_add2_f_f(F32(-1), m), df_add2_f_f(F32(1), m))
+        x2 = x[0] * x[0]
+        t = np.full(d.shape, F32(0.3027294874), F32)
+        t = fma(t, x2, F32(0.3996108174))
+        t = fma(t, x2, F32(0.6666694880))
+        s = df_add_f2_f2(s, df_scale(x, F32(2)))
+        s = df_add_f2_f(s, (x2 * x[0]) * t)
+        r = s[0] + s[1]
+        # vfixupimm: log(+inf) = inf, log(±0) = -inf, log(<0) = nan, nan stays nan
+        r = np.where(np.isposinf(d), F32(np.inf), r)
+        r = np.where(d == 0, F32(-np.inf), r)
+        r = np.where((d < 0) | np.isnan(d), F32(np.nan), r)
+    return r.astype(F32, copy=False)
 
 
 def log1pf(d: np.ndarray) -> np.ndarray:
@@ -117,7 +149,9 @@ def log1pf(d: np.ndarray) -> np.ndarray:
         s = df_add_f2_f2(s, df_scale(x, F32(2)))
         s = df_add_f2_f(s, (x2 * x[0]) * t)
         r = s[0] + s[1]
-        r = np.where(d > F32(1e38), F32(np.inf), r)
+        big = d > LOG1PF_BOUND  # where d + 1 would overflow the core's scaling
+        if big.any():
+            r[big] = logf_u1(d[big])
         r = np.where(F32(-1) > d, F32(np.nan), r)
         r = np.where(d == F32(-1), F32(-np.inf), r)
         r = np.where((d == 0) & np.signbit(d), F32(-0.0), r)
