@@ -169,3 +169,22 @@ def test_ops_use_exact_kernels_and_switch():
         kernels.set_exact(True)
     assert kernels.lookup("sigmoid", x) is E.sigmoid
     assert kernels.lookup("sigmoid", x.astype(np.float16)) is None
+
+
+# -- float64 -------------------------------------------------------------------------------
+def _floats64():
+    return st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 15, 16, 17, 31, 33, 64, 65]).flatmap(
+    lambda n: hnp.arrays(np.float64, n, elements=_floats64())))  # fmt: skip
+def test_sigmoid_float64_bitwise(x):
+    _assert_bitwise(E.sigmoid(x), torch.sigmoid(torch.from_numpy(x)).numpy())
+
+
+def test_sigmoid_float64_random_and_special():
+    x = np.random.default_rng(4).standard_normal(3000) * 12
+    x[:24] = SPECIAL.astype(np.float64)
+    x[24:30] = [708.0, 709.9, -745.2, -1000.5, 5e-324, -5e-324]
+    _assert_bitwise(E.sigmoid(x), torch.sigmoid(torch.from_numpy(x)).numpy())

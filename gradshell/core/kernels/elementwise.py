@@ -4,10 +4,11 @@ Which code computes an element in PyTorch depends on the op, the dtype and the e
 position (see ``loops``), measured against PyTorch 2.13's x86-64 build with AVX-512:
 
 * ``sigmoid``, ``softplus``: ``cpu_kernel_vec``: Sleef's vector ``exp`` (and ``log1p``) on
-  blocks of two vectors, the C library's ``expf``/``log1pf`` on each thread's tail.
-  Bit for bit.
+  blocks of two vectors, the C library's ``exp``/``log1p`` on each thread's tail.
+  Bit for bit, except float64 softplus, whose vector ``log1p`` is NumPy's here.
 * ``expm1``, ``log1p``: ``vec::map`` over Sleef's vector kernels, tails included.
-  Bit for bit in float32; float64 uses Sleef's double kernels where implemented.
+  Bit for bit in float32; float64 is the correctly rounded value (Sleef's double
+  ``expm1``/``log1p`` are not reproduced yet).
 * ``exp``, ``log``, ``tanh``, ``sin``, ``cos``: PyTorch hands these to Intel MKL's vector
   math library (high-accuracy mode), whose code is not published and differs between
   CPUs.  Here they are the correctly rounded value (the float64 result rounded once to
@@ -24,7 +25,7 @@ import functools
 
 import numpy as np
 
-from gradshell.core.kernels import libm, sleef_f32
+from gradshell.core.kernels import libm, sleef_f32, sleef_f64
 from gradshell.core.kernels.loops import vec_and_scalar
 
 F32 = np.float32
@@ -109,7 +110,7 @@ def log1p(x: np.ndarray) -> np.ndarray:
 def _sigmoid_vec(x: np.ndarray) -> np.ndarray:
     one = x.dtype.type(1)
     with np.errstate(all="ignore"):
-        e = sleef_f32.expf(x.dtype.type(0) - x) if _is32(x) else np.exp(-x)
+        e = (sleef_f32.expf if _is32(x) else sleef_f64.expd)(x.dtype.type(0) - x)
         return one / (e + one)
 
 
@@ -137,7 +138,7 @@ def softplus(x: np.ndarray, beta: float = 1.0, threshold: float = 20.0) -> np.nd
             if _is32(v):
                 soft = sleef_f32.log1pf(sleef_f32.expf(bv)) / b
             else:
-                soft = np.log1p(np.exp(bv)) / b
+                soft = np.log1p(sleef_f64.expd(bv)) / b  # log1p: NumPy's, not Sleef's
         return np.where(bv > th, v, soft)
 
     def scalar(v):

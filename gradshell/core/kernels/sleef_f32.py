@@ -14,6 +14,7 @@ import numpy as np
 
 from gradshell.core.kernels.fp32 import (
     F32,
+    chunked,
     df_add2_f2_f,
     df_add2_f2_f2,
     df_add2_f_f,
@@ -48,6 +49,7 @@ _EXPF_POLY = tuple(
 )
 
 
+@chunked
 def expf(d: np.ndarray) -> np.ndarray:
     """Sleef ``xexpf`` (u10) of a float32 array."""
     d = np.asarray(d, F32)
@@ -85,6 +87,7 @@ def _expk2f(d0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(low, F32(0), tx), np.where(low, F32(0), ty)
 
 
+@chunked
 def expm1f(a: np.ndarray) -> np.ndarray:
     """Sleef ``xexpm1f`` (u10) of a float32 array."""
     a = np.asarray(a, F32)
@@ -108,6 +111,7 @@ def getmant(x: np.ndarray) -> np.ndarray:
     return np.where(m >= 1.5, m * 0.5, m).astype(F32)
 
 
+@chunked
 def logf_u1(d: np.ndarray) -> np.ndarray:
     """Sleef ``xlogf_u1`` (u10) of a float32 array (the AVX-512 ``getexp``/``getmant`` form)."""
     d = np.asarray(d, F32)
@@ -131,6 +135,7 @@ def logf_u1(d: np.ndarray) -> np.ndarray:
     return r.astype(F32, copy=False)
 
 
+@chunked
 def log1pf(d: np.ndarray) -> np.ndarray:
     """Sleef ``xlog1pf`` (u10) of a float32 array (the AVX-512 ``getexp`` form)."""
     d = np.asarray(d, F32)
