@@ -296,3 +296,5 @@ dropout = _nn_ops.dropout
 einsum = _la.einsum
 addmm = _la.addmm
 from gradshell.torch import utils  # noqa: E402, F401 - torch.utils.data
+from gradshell.torch import serialization  # noqa: E402
+from gradshell.torch.serialization import load, save  # noqa: E402, F401
