@@ -1,6 +1,8 @@
 """torch.nn.functional: the functional forms of the nn ops (re-exported from
 gradshell.ops.nn, where each op's forward, backward node and errors live)."""
 
+from gradshell.ops.batchnorm import batch_norm
+from gradshell.ops.conv import conv2d
 from gradshell.ops.nn import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -25,8 +27,14 @@ from gradshell.ops.nn import (
     softplus,
     tanh,
 )
+from gradshell.ops.pooling import avg_pool2d, max_pool2d, max_pool2d_with_indices
 
 __all__ = [
+    "avg_pool2d",
+    "batch_norm",
+    "conv2d",
+    "max_pool2d",
+    "max_pool2d_with_indices",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cross_entropy",

@@ -13,7 +13,15 @@ from gradshell.torch.nn.modules.activation import (
     Softplus,
     Tanh,
 )
-from gradshell.torch.nn.modules.container import ModuleDict, ModuleList, Sequential
+from gradshell.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+from gradshell.torch.nn.modules.container import (
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
+from gradshell.torch.nn.modules.conv import Conv2d
 from gradshell.torch.nn.modules.dropout import Dropout
 from gradshell.torch.nn.modules.flatten import Flatten, Unflatten
 from gradshell.torch.nn.modules.linear import Identity, Linear
@@ -27,8 +35,16 @@ from gradshell.torch.nn.modules.loss import (
     SmoothL1Loss,
 )
 from gradshell.torch.nn.modules.module import Module
+from gradshell.torch.nn.modules.pooling import AvgPool2d, MaxPool2d
 
 __all__ = [
+    "AvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv2d",
+    "MaxPool2d",
+    "ParameterDict",
+    "ParameterList",
     "BCELoss",
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",

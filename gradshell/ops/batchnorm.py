@@ -1,0 +1,167 @@
+"""Batch normalisation (`F.batch_norm`, behind `nn.BatchNorm1d/2d`): batch statistics in
+training (updating running_mean/running_var in place), running statistics in evaluation,
+with PyTorch's node `NativeBatchNormBackward0`.
+
+The forward follows PyTorch's CPU kernel: per channel, alpha = invstd * weight and
+beta = bias - mean * alpha, then out = x * alpha + beta; the running variance gets the
+unbiased batch variance. The statistics are summed in float64 and rounded once.
+"""
+
+from __future__ import annotations
+
+from gradshell.core.size import Size
+from gradshell.ops.base import (
+    FLOAT,
+    Node,
+    Tensor,
+    array_module,
+    as_array,
+    needs_grad,
+    record,
+    wrap,
+)
+
+__all__ = ["batch_norm"]
+
+
+def _channel_view(shape: tuple) -> tuple:
+    """(1, C, 1, ...) for broadcasting a per-channel vector against an input of `shape`."""
+    return (1, shape[1]) + (1,) * (len(shape) - 2)
+
+
+def _reduce_axes(ndim: int) -> tuple:
+    return (0,) + tuple(range(2, ndim))
+
+
+class NativeBatchNormBackward0(Node):
+    """d batch_norm. Training: dx = (g - mean(g) - x̂ mean(g x̂)) invstd w; evaluation:
+    dx = g invstd w. Always dw = sum(g x̂), db = sum(g)."""
+
+    def backward(self, g):
+        x = self.saved("input")
+        w = self.saved("weight") if self.has_weight else None
+        mean = self.saved("save_mean")  # (C,) tensors, no grad
+        invstd = self.saved("save_invstd")
+        shape = x._data.shape
+        cv = _channel_view(shape)
+        axes = _reduce_axes(len(shape))
+        n = x._data.size // shape[1] if shape[1] else 0
+        need_x, need_w, need_b = self.needs
+        m = mean.view(cv)
+        s = invstd.view(cv)
+        xhat_unscaled = x - m
+        dotp = (g * xhat_unscaled).sum(axes)
+        sum_g = g.sum(axes)
+        gx = gw = gb = None
+        if need_x:
+            scale = s if w is None else s * w.view(cv)
+            if self.training:
+                k = (dotp * invstd * invstd / n).view(cv)
+                gx = (g - (sum_g / n).view(cv) - xhat_unscaled * k) * scale
+            else:
+                gx = g * scale
+        if need_w:
+            gw = dotp * invstd
+        if need_b:
+            gb = sum_g
+        return gx, gw, gb
+
+
+def _check(x: Tensor, running_mean, running_var, weight, bias) -> int:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"batch_norm(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
+        )
+    if x._data.ndim < 2:
+        raise RuntimeError(
+            f"batch_norm(): expected input to have at least 2 dimensions, but got {x._data.ndim}"
+        )
+    c = x._data.shape[1]
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if t is not None and t._data.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+    if x._dtype.category != FLOAT:
+        raise RuntimeError(f"\"batch_norm\" not implemented for '{x._dtype.scalar_name}'")
+    return c
+
+
+def _verify_batch_size(shape: tuple) -> None:
+    size = 1
+    for i, s in enumerate(shape):
+        if i != 1:
+            size *= s
+    if size == 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {Size(shape)!r}"
+        )
+
+
+def batch_norm(
+    input: Tensor,  # noqa: A002 - PyTorch's name
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel (dim 1) to zero mean and unit variance, then scale by
+    weight and shift by bias."""
+    x = input
+    _check(x, running_mean, running_var, weight, bias)
+    if training:
+        _verify_batch_size(x._data.shape)
+    use_batch = training or running_mean is None or running_var is None
+    d = x._data
+    xp = array_module(d)
+    dt = d.dtype
+    shape = d.shape
+    axes = _reduce_axes(d.ndim)
+    cv = _channel_view(shape)
+    n = d.size // shape[1] if shape[1] else 0
+    if use_batch:
+        wide = d.astype(xp.float64)
+        mean64 = wide.mean(axis=axes)
+        var_sum = ((wide - mean64.reshape(cv)) ** 2).sum(axis=axes)
+        mean = mean64.astype(dt)
+        invstd = (
+            (1.0 / xp.sqrt(var_sum / n + eps)).astype(dt) if n else xp.full(shape[1], xp.nan, dt)
+        )
+        if training and running_mean is not None and running_var is not None:
+            # PyTorch's CPU kernel updates in double (its accumulate type for float)
+            unbiased = var_sum / (n - 1) if n > 1 else xp.full(shape[1], xp.inf)
+            rm, rv = running_mean._data, running_var._data
+            m64 = mean.astype(xp.float64)
+            rm[...] = momentum * m64 + (1 - momentum) * rm.astype(xp.float64)
+            rv[...] = momentum * unbiased + (1 - momentum) * rv.astype(xp.float64)
+            running_mean._bump_version()
+            running_var._bump_version()
+    else:
+        mean = running_mean._data.astype(dt, copy=False)
+        invstd = (1 / xp.sqrt(running_var._data.astype(dt, copy=False) + dt.type(eps))).astype(dt)
+    alpha = invstd if weight is None else invstd * weight._data.astype(dt, copy=False)
+    beta = -mean * alpha if bias is None else bias._data.astype(dt, copy=False) - mean * alpha
+    r = d * alpha.reshape(cv) + beta.reshape(cv)
+    res = wrap(as_array(r.astype(dt, copy=False)), x._dtype)
+    if needs_grad(x, weight, bias):
+        node = NativeBatchNormBackward0()
+        node.training = use_batch
+        node.has_weight = weight is not None
+        node.needs = (
+            x._requires_grad,
+            weight is not None and weight._requires_grad,
+            bias is not None and bias._requires_grad,
+        )
+        node.save("input", x)
+        if weight is not None:
+            node.save("weight", weight)
+        node.save("save_mean", wrap(as_array(mean), x._dtype))
+        node.save("save_invstd", wrap(as_array(invstd), x._dtype))
+        record(node, (x, weight, bias), res)
+    return res

@@ -1,0 +1,115 @@
+"""Conv2d: a 2-D convolution layer, initialised as PyTorch initialises it."""
+
+from __future__ import annotations
+
+import math
+
+from gradshell.core.tensor import Tensor
+from gradshell.ops import creation
+from gradshell.ops.conv import conv2d, pair
+from gradshell.torch.nn import init
+from gradshell.torch.nn.modules.module import Module
+from gradshell.torch.nn.parameter import Parameter
+
+_PADDING_STRINGS = {"valid", "same"}
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
+
+class Conv2d(Module):
+    """out = conv2d(x, weight, bias) with weight (out_channels, in_channels/groups, kh, kw)."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        stride = pair(stride)
+        dilation = pair(dilation)
+        kernel_size = pair(kernel_size)
+        if isinstance(padding, str):
+            if padding not in _PADDING_STRINGS:
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}"
+                )
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        else:
+            padding = pair(padding)
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(
+                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+            )
+        if padding_mode != "zeros":
+            raise NotImplementedError(
+                f"gradshell does not support torch.nn.Conv2d(padding_mode='{padding_mode}') yet"
+            )
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = False
+        self.output_padding = (0, 0)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        shape = (out_channels, in_channels // groups) + kernel_size
+        self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """kaiming_uniform_(a=sqrt(5)) for the weight, then U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+        for the bias, drawn in that order as PyTorch draws them."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        """The convolution of the input with this layer's weight and bias."""
+        return conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+    def extra_repr(self) -> str:
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
+        pad = self.padding
+        if isinstance(pad, str) or pad != (0, 0):
+            s += f", padding={pad}"
+        if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+__all__ = ["Conv2d"]
