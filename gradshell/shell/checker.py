@@ -1,38 +1,91 @@
-"""The DSL checker: an allow-list over Python's AST, applied before anything runs.
+"""The teaching checker: an allow-list over Python's AST, applied before anything runs.
 
-The DSL is the Python subset that PyTorch tutorials use. Anything else is refused
-with one line that names the construct and its line, for example
-``gradshell: names starting with '_' are not available here (line 1)``.
+The DSL is the Python that PyTorch tutorials write. A statement that uses something
+outside it is not run: the checker puts in its place a statement that raises, at that
+line, one message naming the construct, for example
+``gradshell: 'eval' is not available here (line 3)``. The statements before it run, as
+they would in Python until the failing line; a refused line inside a function body
+raises when that line is reached. The runtime guards (`guards`, `policy`) check again
+while the code runs; the operating system's sandbox, not this module, is the boundary.
 """
 
 from __future__ import annotations
 
 import ast
 
-from gradshell.shell.astwalk import FastVisitor
+from gradshell.shell.astwalk import LEAVES, FastVisitor
 from gradshell.shell.errors import Refused
 
-#: Modules learner code may import (the first dotted part).
-ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "random")
+#: Modules `import` offers (the first dotted part); others raise at their line.
+ALLOWED_IMPORT_ROOTS = (
+    "torch",
+    "numpy",
+    "math",
+    "random",
+    "os",
+    "sys",
+    "time",
+    "collections",
+    "itertools",
+    "functools",
+    "dataclasses",
+    "typing",
+    "copy",
+    "warnings",
+)
 
-#: Dunder methods a learner class may define.
-LEARNER_DUNDERS = frozenset({"__init__", "__call__", "__len__", "__getitem__"})
+#: Dunder methods a learner class may define (all called only by the learner's own code,
+#: or by Python for printing, iterating and indexing).
+LEARNER_DUNDERS = frozenset(
+    {
+        "__init__",
+        "__call__",
+        "__len__",
+        "__getitem__",
+        "__setitem__",
+        "__iter__",
+        "__next__",
+        "__contains__",
+        "__repr__",
+        "__str__",
+    }
+)
+
+#: Why some dunder methods are not offered (the rest get the generic message).
+_DUNDER_REASONS = {
+    "__exit__": "a with-block here cannot be made to swallow errors",
+    "__enter__": "a with-block here cannot be made to swallow errors",
+    "__index__": "sizes and indices must be plain ints",
+    "__array__": "NumPy must not read learner objects as arrays",
+    "__array_interface__": "NumPy must not read learner objects as raw memory",
+    "__array_struct__": "NumPy must not read learner objects as raw memory",
+    "__getattr__": "attribute lookup is the shell's to check",
+    "__getattribute__": "attribute lookup is the shell's to check",
+    "__del__": "it would run at unpredictable times",
+}
+
+#: Dunder attributes learner code may read: plain strings, and `__init__` (for
+#: `super().__init__()` and `nn.Module.__init__(self)`; the guards decide on which objects).
+READABLE_DUNDERS = frozenset({"__init__", "__name__", "__qualname__", "__doc__", "__version__"})
+
+#: Advice shown with the refusal of well-known dunder attributes.
+_DUNDER_ATTR_HINTS = {
+    "__class__": " (type(x) gives the class)",
+    "__dict__": " (dir(x) lists what you can use)",
+    "__module__": "",
+}
 
 #: The most source text one cell may hold.
 MAX_SOURCE_CHARS = 1_000_000
 
 _REFUSED_NAMES = {
-    "open": "'open' (files) is not available here",
-    "input": "'input' is not available here",
+    "open": "'open' is not available here yet; use torch.save/torch.load or numpy",
     "eval": "'eval' is not available here",
     "exec": "'exec' is not available here",
     "compile": "'compile' is not available here",
     "globals": "'globals' is not available here",
     "locals": "'locals' is not available here",
-    "vars": "'vars' is not available here",
-    "getattr": "'getattr' is not available here",
-    "setattr": "'setattr' is not available here",
-    "delattr": "'delattr' is not available here",
+    "vars": "'vars' is not available here (dir(x) lists what you can use)",
     "breakpoint": "'breakpoint' is not available here",
     "memoryview": "'memoryview' is not available here",
     "bytearray": "'bytearray' is not available here",
@@ -71,12 +124,32 @@ _ALLOWED_NODE_NAMES = frozenset(
 )
 _ALLOWED_NODES = frozenset(getattr(ast, name) for name in _ALLOWED_NODE_NAMES)
 
-_UNDERSCORE_NAME = "names starting with '_' are not available here"
-_UNDERSCORE_ATTR = "attributes starting with '_' are not available here"
+#: The name of the guard that raises a deferred refusal (see `guards.refuse_here`).
+REFUSE_GUARD = "_gs_refuse"
 
 
-def _name_ok(name: str) -> bool:
-    return name == "_" or not name.startswith("_")
+def _shell_name(name: str) -> bool:
+    """Names the shell's rewritten code uses for its guards."""
+    return name.startswith("_gs")
+
+
+def name_refusal(name: str) -> str | None:
+    """Why learner code may not use the variable `name` (None: it may)."""
+    if _shell_name(name):
+        return f"'{name}' is the shell's own name and not available here"
+    if name.startswith("__"):
+        return f"'{name}' is not available here (names starting with '__' belong to Python)"
+    return None
+
+
+def attribute_refusal(attr: str) -> str | None:
+    """Why learner code may not name the attribute `attr` (None: it may; the guards
+    still decide per object when the code runs)."""
+    if _shell_name(attr):
+        return f"attribute '{attr}' is the shell's own and not available here"
+    if attr.startswith("__") and attr not in READABLE_DUNDERS:
+        return f"attribute '{attr}' is not available here{_DUNDER_ATTR_HINTS.get(attr, '')}"
+    return None
 
 
 class _Checker(FastVisitor):
@@ -84,18 +157,35 @@ class _Checker(FastVisitor):
         self.in_class_body = False
         self.finally_depth = 0  # inside a `finally:` and not inside a loop/def within it
         self.loop_in_finally = 0
+        self.refusals: list[Refused] = []
 
     # -- helpers ---------------------------------------------------------------
     def refuse(self, node: ast.AST, message: str) -> None:
         raise Refused(message, getattr(node, "lineno", None))
 
     def bind(self, node: ast.AST, name: str) -> None:
-        if not _name_ok(name):
-            self.refuse(node, _UNDERSCORE_NAME)
+        why = name_refusal(name)
+        if why is not None:
+            self.refuse(node, why)
         if name in _REFUSED_NAMES:
             self.refuse(node, _REFUSED_NAMES[name])
         if name in _PROTECTED:
             self.refuse(node, f"'{name}' cannot be reassigned here")
+
+    # -- statement lists: a refused statement is replaced, the others kept ------
+    def check_block(self, body: list[ast.stmt]) -> None:
+        """Check each statement of `body`; replace each refused one by a raising one."""
+        state = (self.in_class_body, self.finally_depth, self.loop_in_finally)
+        for i, stmt in enumerate(body):
+            self.in_class_body, self.finally_depth, self.loop_in_finally = state
+            try:
+                self.visit(stmt)
+            except Refused as exc:
+                if exc.lineno is None:
+                    exc.lineno = stmt.lineno
+                self.refusals.append(exc)
+                body[i] = _raising_statement(exc, stmt)
+        self.in_class_body, self.finally_depth, self.loop_in_finally = state
 
     # -- generic ---------------------------------------------------------------
     def generic_visit(self, node: ast.AST) -> None:
@@ -106,7 +196,19 @@ class _Checker(FastVisitor):
         was_class = self.in_class_body
         if not isinstance(node, ast.ClassDef):
             self.in_class_body = False
-        super().generic_visit(node)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                if value and isinstance(value[0], ast.stmt):
+                    self.check_block(value)
+                    continue
+                for item in value:
+                    if isinstance(item, ast.AST) and item.__class__ not in LEAVES:
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and value.__class__ not in LEAVES:
+                self.visit(value)
         self.in_class_body = was_class
 
     # -- names -----------------------------------------------------------------
@@ -115,29 +217,27 @@ class _Checker(FastVisitor):
         if isinstance(node.ctx, ast.Load):
             if name == "__name__":
                 return
-            if not _name_ok(name):
-                self.refuse(node, _UNDERSCORE_NAME)
+            why = name_refusal(name)
+            if why is not None:
+                self.refuse(node, why)
             if name in _REFUSED_NAMES:
                 self.refuse(node, _REFUSED_NAMES[name])
         else:
             self.bind(node, name)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr.startswith("_"):
-            allowed = (
-                node.attr == "__init__"
-                and isinstance(node.ctx, ast.Load)
-                and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Name)
-                and node.value.func.id == "super"
-            )
-            if not allowed:
-                self.refuse(node, _UNDERSCORE_ATTR)
+        why = attribute_refusal(node.attr)
+        if why is None and node.attr.startswith("__") and not isinstance(node.ctx, ast.Load):
+            why = f"setting attribute '{node.attr}' is not available here"
+        if why is not None:
+            self.refuse(node, why)
         self.generic_visit(node)
 
     def visit_keyword(self, node: ast.keyword) -> None:
-        if node.arg is not None and not _name_ok(node.arg):
-            self.refuse(node, _UNDERSCORE_NAME)
+        if node.arg is not None:
+            why = name_refusal(node.arg)
+            if why is not None:
+                self.refuse(node, why)
         self.generic_visit(node)
 
     def visit_arg(self, node: ast.arg) -> None:
@@ -160,17 +260,14 @@ class _Checker(FastVisitor):
     # -- definitions -----------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         name = node.name
-        if name.startswith("_") and name != "_":
+        if name.startswith("__") and name.endswith("__") and len(name) > 4:
             if not (self.in_class_body and name in LEARNER_DUNDERS):
-                if self.in_class_body and name.startswith("__") and name.endswith("__"):
-                    allowed = ", ".join(sorted(LEARNER_DUNDERS))
-                    self.refuse(
-                        node,
-                        f"defining '{name}' is not available here (a class may define "
-                        f"{allowed} and ordinary methods)",
-                    )
-                self.refuse(node, _UNDERSCORE_NAME)
-        elif name in _REFUSED_NAMES or name in _PROTECTED:
+                allowed = ", ".join(sorted(LEARNER_DUNDERS))
+                reason = _DUNDER_REASONS.get(
+                    name, f"a class may define {allowed} and ordinary methods"
+                )
+                self.refuse(node, f"defining '{name}' is not available here ({reason})")
+        else:
             self.bind(node, name)
         self._visit_function(node)
 
@@ -189,28 +286,29 @@ class _Checker(FastVisitor):
         self.bind(node, node.name)
         if node.keywords:
             self.refuse(node, "class keywords (such as metaclass=) are not available here")
+        saved = (self.in_class_body, self.finally_depth, self.loop_in_finally)
+        self.in_class_body = False
         for expr in [*node.bases, *node.decorator_list]:
             self.visit(expr)
-        saved = (self.in_class_body, self.finally_depth, self.loop_in_finally)
         self.in_class_body = True
         self.finally_depth = 0
         self.loop_in_finally = 0
-        for stmt in node.body:
-            self.visit(stmt)
-            self.in_class_body = True
+        self.check_block(node.body)
         self.in_class_body, self.finally_depth, self.loop_in_finally = saved
 
     # -- control flow ----------------------------------------------------------
     def visit_Try(self, node: ast.Try) -> None:
-        for part in (node.body, node.handlers, node.orelse):
-            for child in part:
-                self.visit(child)
-        saved = (self.finally_depth, self.loop_in_finally)
-        self.finally_depth += 1
-        self.loop_in_finally = 0
-        for child in node.finalbody:
-            self.visit(child)
-        self.finally_depth, self.loop_in_finally = saved
+        self.check_block(node.body)
+        for handler in node.handlers:
+            self.visit(handler)
+        if node.orelse:
+            self.check_block(node.orelse)
+        if node.finalbody:
+            saved = (self.finally_depth, self.loop_in_finally)
+            self.finally_depth += 1
+            self.loop_in_finally = 0
+            self.check_block(node.finalbody)
+            self.finally_depth, self.loop_in_finally = saved
 
     def _visit_loop(self, node: ast.For | ast.While) -> None:
         if self.finally_depth:
@@ -238,32 +336,20 @@ class _Checker(FastVisitor):
             self.refuse(node, "'return' inside 'finally' is not available here")
         self.generic_visit(node)
 
-    # -- imports ---------------------------------------------------------------
-    def _check_module(self, node: ast.AST, module: str) -> None:
-        parts = module.split(".")
-        if any(p.startswith("_") for p in parts):
-            self.refuse(node, _UNDERSCORE_NAME)
-        if parts[0] not in ALLOWED_IMPORT_ROOTS:
-            offered = ", ".join(ALLOWED_IMPORT_ROOTS)
-            self.refuse(
-                node, f"import of '{module}' is not available here (gradshell offers {offered})"
-            )
-
+    # -- imports: which modules exist is decided when the line runs -------------
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            self._check_module(node, alias.name)
-            bound = alias.asname or alias.name.split(".")[0]
-            self.bind(node, bound)
+            self.bind(node, alias.asname or alias.name.split(".")[0])
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
             self.refuse(node, "relative imports are not available here")
-        self._check_module(node, node.module or "")
         for alias in node.names:
             if alias.name == "*":
                 continue
-            if not _name_ok(alias.name):
-                self.refuse(node, _UNDERSCORE_NAME)
+            why = name_refusal(alias.name)
+            if why is not None and node.module != "__future__":
+                self.refuse(node, why)
             self.bind(node, alias.asname or alias.name)
 
     # -- expressions -----------------------------------------------------------
@@ -276,12 +362,28 @@ class _Checker(FastVisitor):
         return
 
 
-def check(tree: ast.Module) -> None:
-    """Raise `Refused` for the first construct of `tree` outside the DSL."""
+def _raising_statement(exc: Refused, like: ast.stmt) -> ast.stmt:
+    """`_gs_refuse(message, line)`: the statement that stands for a refused one."""
+    args: list[ast.expr] = [ast.Constant(exc.message), ast.Constant(exc.lineno)]
+    call = ast.Call(func=ast.Name(id=REFUSE_GUARD, ctx=ast.Load()), args=args, keywords=[])
+    stmt = ast.Expr(value=call)
+    for new in (stmt, call, call.func, *args):
+        ast.copy_location(new, like)
+    return stmt
+
+
+def check(tree: ast.Module) -> list[Refused]:
+    """Check `tree` in place: each refused statement becomes one that raises its refusal
+    at its line. Returns the refusals, in source order (empty: all of it is allowed).
+
+    Raises `Refused` only when the code is nested too deeply to check at all.
+    """
+    checker = _Checker()
     try:
-        _Checker().visit(tree)
+        checker.check_block(tree.body)
     except RecursionError:
         raise Refused("this code is nested too deeply to check") from None
+    return checker.refusals
 
 
 def check_source_size(source: str) -> None:

@@ -41,6 +41,46 @@ def set_ndarray_type(nd: type) -> None:
     _ND = nd
 
 
+class _NoTensor:
+    """Stands in for the tensor type until torch is imported."""
+
+
+_TENSOR: type = _NoTensor
+
+
+def set_tensor_type(tensor: type) -> None:
+    """Tell the guards which type is the tensor (done when torch is first imported)."""
+    global _TENSOR
+    _TENSOR = tensor
+
+
+#: Tensor methods that only look at a tensor or make a view of it: allowed on a view
+#: with more elements than the limit (`x.expand(10**5, 10**5)`), which stores few.
+VIEW_METHODS = frozenset(
+    """size dim ndimension numel nelement stride is_contiguous storage_offset element_size
+    data_ptr expand expand_as t transpose permute unsqueeze squeeze narrow select unbind
+    chunk split movedim swapaxes swapdims is_floating_point is_complex get_device
+    requires_grad_ register_hook retain_grad detach detach_""".split()
+)
+
+
+def _materialised_elements(obj: Any) -> int:
+    """The elements that computing with tensor `obj` materialises (0: not a tensor)."""
+    if not isinstance(obj, _TENSOR):
+        return 0
+    data = getattr(obj, "_data", None)
+    return int(getattr(data, "size", 0) or 0)
+
+
+def check_tensor_method(obj: Any, name: str) -> None:
+    """Refuse a method that would materialise a tensor view over the element limit."""
+    if name in VIEW_METHODS:
+        return
+    n = _materialised_elements(obj)
+    if n > limits.CURRENT.max_elements:
+        limits.check_elements(n, f"'{name}' of this expanded view")
+
+
 def type_name(tp: type) -> str:
     """`int`, `numpy.ndarray`: how a type is named in messages."""
     mod = getattr(tp, "__module__", None)
@@ -208,9 +248,13 @@ def ga(obj: Any, name: str) -> Any:
         return getattr(obj, name)
     if _attr_allowed(obj, name):
         if type(obj) is types.ModuleType:
+            if name == "__name__":
+                return module_display_name(obj)  # `torch`, as the learner imported it
             try:
                 return getattr(obj, name)
-            except AttributeError:
+            except AttributeError as exc:
+                if isinstance(exc, NotImplementedError):
+                    raise  # "gradshell does not support torch.X yet" says more
                 raise AttributeError(
                     f"module '{module_display_name(obj)}' has no attribute '{name}'"
                 ) from None
@@ -224,7 +268,13 @@ def ga(obj: Any, name: str) -> Any:
 def refuse_attr(obj: Any, name: str) -> Exception:
     """The refusal for reading `obj.name`."""
     if name.startswith("_"):
-        return Refused("attributes starting with '_' are not available here")
+        from gradshell.shell.checker import attribute_refusal
+
+        why = (
+            attribute_refusal(name)
+            or f"attribute '{name}' of {_describe(obj)} is not available here"
+        )
+        return Refused(why)
     if isinstance(obj, types.ModuleType):
         shown = module_display_name(obj)
         if name not in vars(obj):
@@ -239,6 +289,8 @@ def refuse_attr(obj: Any, name: str) -> Exception:
 
 def m(obj: Any, name: str) -> Any:
     """`obj.name` about to be called: `obj.name(...)` in learner code."""
+    if isinstance(obj, _TENSOR):
+        check_tensor_method(obj, name)
     if _inst_cache.get((type(obj), name)):
         value = getattr(obj, name)
         tv = type(value)
@@ -328,31 +380,82 @@ class Target:
 def _nd_size(x: Any) -> int:
     if type(x) is _ND:
         return x.size
+    if isinstance(x, _TENSOR):
+        return max(_materialised_elements(x), 1)
     if isinstance(x, list | tuple):
         return max(len(x), 1)
     return 1
 
 
+def _is_array(x: Any) -> bool:
+    return type(x) is _ND or isinstance(x, _TENSOR)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    if isinstance(x, _TENSOR):
+        return tuple(x._data.shape)
+    import numpy as np
+
+    return np.shape(x)
+
+
 def _check_broadcast(a: Any, b: Any) -> None:
+    """Refuse an elementwise result (the broadcast of `a` and `b`) over the element limit."""
     na, nb = _nd_size(a), _nd_size(b)
-    if na * nb <= limits.CURRENT.max_elements:
+    limit = limits.CURRENT.max_elements
+    if na * nb <= limit:
         return
     import numpy as np
 
     try:
-        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        shape = np.broadcast_shapes(_shape(a), _shape(b))
     except ValueError:
-        return  # NumPy will raise its own error
+        return  # the operation will raise its own error
     limits.check_elements(limits.numel_of(shape))
 
 
 def _check_matmul(a: Any, b: Any) -> None:
-    if type(a) is not _ND or type(b) is not _ND or a.ndim < 2 or b.ndim < 2:
+    if not (_is_array(a) and _is_array(b)):
         return
-    rows = a.size // max(a.shape[-1], 1)
-    cols = b.shape[-1]
-    batch = max(b.size // max(b.shape[-1] * b.shape[-2], 1), 1)
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) < 2 or len(sb) < 2:
+        limits.check_elements(max(_nd_size(a), _nd_size(b)))
+        return
+    rows = limits.numel_of(sa[:-1])
+    cols = sb[-1]
+    batch = max(limits.numel_of(sb[:-2]), 1)
     limits.check_elements(rows * cols * batch)
+
+
+def _object_ints(x: Any) -> list[int]:
+    """The Python ints inside a NumPy object array (empty for any other value)."""
+    if type(x) is not _ND or x.dtype.kind != "O":
+        return []
+    return [v for v in x.flat if type(v) is int or type(v) is bool]
+
+
+def _int_bits(x: Any) -> int:
+    """The largest bit length among the ints of `x` (an int, or an object array of them)."""
+    if type(x) in _INTS:
+        return x.bit_length()
+    return max((v.bit_length() for v in _object_ints(x)), default=0)
+
+
+def _check_object_arrays(op: str, a: Any, b: Any) -> None:
+    """Object arrays compute with Python ints, elementwise: refuse results too large."""
+    if not (_object_ints(a) or _object_ints(b)):
+        return
+    if op == "pow":
+        exps = [b] if type(b) in _INTS else _object_ints(b)
+        top = max((e for e in exps), default=0)
+        bits = _int_bits(a)
+        if top > 0 and bits > 1:
+            limits.check_int_bits(top * bits)
+    elif op == "mul":
+        limits.check_int_bits(_int_bits(a) + _int_bits(b))
+    elif op == "lshift":
+        shifts = [b] if type(b) in _INTS else _object_ints(b)
+        limits.check_int_bits(_int_bits(a) + max(shifts, default=0))
 
 
 def add(a: Any, b: Any) -> Any:
@@ -360,7 +463,7 @@ def add(a: Any, b: Any) -> Any:
     ta = type(a)
     if ta in _SEQ and type(b) is ta:
         limits.check_length(len(a) + len(b))
-    elif ta is _ND or type(b) is _ND:
+    elif _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
     return a + b
 
@@ -371,19 +474,25 @@ def mul(a: Any, b: Any) -> Any:
     if ta in _INTS and tb in _INTS:
         limits.check_int_bits(a.bit_length() + b.bit_length())
     elif ta in _SEQ:
-        limits.check_repeat(a, b)
+        n = limits.check_repeat(a, b)
+        if n is not None:
+            return a * n  # the count that was checked, read once
     elif tb in _SEQ:
-        limits.check_repeat(b, a)
-    elif ta is _ND or tb is _ND:
+        n = limits.check_repeat(b, a)
+        if n is not None:
+            return n * b
+    elif _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
+        _check_object_arrays("mul", a, b)
     return a * b
 
 
 def pow_(a: Any, b: Any) -> Any:
     """`a ** b`."""
     limits.check_pow(a, b)
-    if type(a) is _ND or type(b) is _ND:
+    if _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
+        _check_object_arrays("pow", a, b)
     return a**b
 
 
@@ -393,8 +502,9 @@ def lshift(a: Any, b: Any) -> Any:
         if b > limits.CURRENT.max_int_bits:
             limits.check_int_bits(b)
         limits.check_int_bits(a.bit_length() + b)
-    elif type(a) is _ND or type(b) is _ND:
+    elif _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
+        _check_object_arrays("lshift", a, b)
     return a << b
 
 
@@ -403,7 +513,7 @@ def mod(a: Any, b: Any) -> Any:
     ta = type(a)
     if ta is str or ta is bytes:
         limits.check_percent_format(a, b)
-    elif ta is _ND or type(b) is _ND:
+    elif _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
     return a % b
 
@@ -416,7 +526,7 @@ def matmul(a: Any, b: Any) -> Any:
 
 def _plain(op: Any) -> Any:
     def guarded(a: Any, b: Any) -> Any:
-        if type(a) is _ND or type(b) is _ND:
+        if _is_array(a) or _is_array(b):
             _check_broadcast(a, b)
         return op(a, b)
 
@@ -453,20 +563,27 @@ def _check_add(a: Any, b: Any) -> None:
         except TypeError:
             return
         limits.check_length(len(a) + n)
-    elif ta is _ND or type(b) is _ND:
+    elif _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
 
 
-def _check_mul(a: Any, b: Any) -> None:
+def _imul(a: Any, b: Any) -> Any:
+    """`a *= b`."""
     ta, tb = type(a), type(b)
     if ta in _INTS and tb in _INTS:
         limits.check_int_bits(a.bit_length() + b.bit_length())
     elif ta in _SEQ:
-        limits.check_repeat(a, b)
+        n = limits.check_repeat(a, b)
+        if n is not None:
+            b = n  # the count that was checked, read once
     elif tb in _SEQ:
-        limits.check_repeat(b, a)
-    elif ta is _ND or tb is _ND:
+        n = limits.check_repeat(b, a)
+        if n is not None:
+            a = n
+    elif _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
+        _check_object_arrays("mul", a, b)
+    return operator.imul(a, b)
 
 
 def _check_lshift(a: Any, b: Any) -> None:
@@ -474,26 +591,38 @@ def _check_lshift(a: Any, b: Any) -> None:
         if b > limits.CURRENT.max_int_bits:
             limits.check_int_bits(b)
         limits.check_int_bits(a.bit_length() + b)
+    elif _is_array(a) or _is_array(b):
+        _check_broadcast(a, b)
+        _check_object_arrays("lshift", a, b)
 
 
 def _check_mod(a: Any, b: Any) -> None:
     if type(a) is str or type(a) is bytes:
         limits.check_percent_format(a, b)
+    elif _is_array(a) or _is_array(b):
+        _check_broadcast(a, b)
 
 
 def _check_nd(a: Any, b: Any) -> None:
-    if type(a) is _ND or type(b) is _ND:
+    if _is_array(a) or _is_array(b):
         _check_broadcast(a, b)
+
+
+def _check_ipow(a: Any, b: Any) -> None:
+    limits.check_pow(a, b)
+    if _is_array(a) or _is_array(b):
+        _check_broadcast(a, b)
+        _check_object_arrays("pow", a, b)
 
 
 iadd = _inplace(_check_add, operator.iadd)
 isub = _inplace(_check_nd, operator.isub)
-imul = _inplace(_check_mul, operator.imul)
+imul = _imul
 imatmul = _inplace(_check_matmul, operator.imatmul)
 itruediv = _inplace(_check_nd, operator.itruediv)
 ifloordiv = _inplace(_check_nd, operator.ifloordiv)
 imod = _inplace(_check_mod, operator.imod)
-ipow = _inplace(limits.check_pow, operator.ipow)
+ipow = _inplace(_check_ipow, operator.ipow)
 ilshift = _inplace(_check_lshift, operator.ilshift)
 irshift = _inplace(_check_nd, operator.irshift)
 iand = _inplace(_check_nd, operator.iand)
@@ -529,6 +658,50 @@ def aug_item(obj: Any, key: Any, op: str, value: Any) -> None:
     """`obj[key] op= value`."""
     current = gi(obj, key)
     Target(obj)[key] = _INPLACE_BY_NAME[op](current, value)
+
+
+# --- unpacking and collecting -----------------------------------------------------
+
+
+def _is_learner_object(value: Any) -> bool:
+    return any(policy.is_learner_class(cls) for cls in type(value).__mro__)
+
+
+def _each(value: Any) -> Any:
+    yield from value
+
+
+def star(value: Any) -> Any:
+    """`*value` in a call or a display (`[*range(10**9)]`): its announced length is
+    checked first. A learner object is read through a plain iterator, so that its
+    `__len__` is never what Python sizes the result by."""
+    if _is_learner_object(value):
+        return _each(value)
+    limits.check_iterable(value)
+    return value
+
+
+def sized_constructor(constructor: Any) -> Any:
+    """`constructor(iterable)` (list, tuple, set, sorted...) with the length the iterable
+    announces checked first; a learner object is read through a plain iterator."""
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            if _is_learner_object(args[0]):
+                args = (_each(args[0]), *args[1:])
+            else:
+                limits.check_iterable(args[0])
+        return constructor(*args, **kwargs)
+
+    make.__name__ = getattr(constructor, "__name__", "make")
+    make.__doc__ = constructor.__doc__
+    return make
+
+
+def refuse_here(message: str, lineno: int | None) -> None:
+    """Raise the refusal the checker found for the statement at `lineno` (it stands in
+    that statement's place, so the statements before it have run)."""
+    raise Refused(message, lineno)
 
 
 # --- everything else --------------------------------------------------------------
@@ -579,6 +752,8 @@ GUARD_NAMES: dict[str, Any] = {
     "_gs_cls": learner_class,
     "_gs_slice": slice,
     "_gs_Exception": Exception,
+    "_gs_star": star,
+    "_gs_refuse": refuse_here,
 }
 for _opname, (_binary, _inplace_fn) in OPERATORS.items():
     GUARD_NAMES[f"_gs_{_opname}"] = _binary

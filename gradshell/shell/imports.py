@@ -1,9 +1,12 @@
-"""The imports learner code may do: `torch` (gradshell's), `numpy`, `math`, `random`.
+"""What an `import` statement of learner code gives, decided when its line runs.
 
-`import torch` gives `gradshell.torch`; `import numpy as np`, `import math` and
-`import random` give the allow-listed views of `safe_modules`. The checker has already
-refused every other module; these functions turn the remaining import statements
-into values.
+`import torch` gives `gradshell.torch`; `numpy`, `math`, `random` and the harmless
+standard library (`os`, `sys`, `time`, `collections`, `itertools`, `functools`,
+`dataclasses`, `typing`, `copy`, `warnings`) give the allow-listed views of
+`safe_modules`. Other standard-library modules are refused with a message that says
+so; modules that are not there at all (matplotlib, torchvision) raise Python's own
+``ModuleNotFoundError: No module named 'matplotlib'`` at their line, after the lines
+before it ran.
 """
 
 from __future__ import annotations
@@ -14,13 +17,49 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from gradshell.shell import policy
+from gradshell.shell import guards, policy
+from gradshell.shell.checker import ALLOWED_IMPORT_ROOTS
 from gradshell.shell.errors import Refused
 from gradshell.shell.safe_modules import SafeModule, has_safe_module, safe_module
+
+#: Standard-library modules refused with a word on why (the rest get the generic one).
+_WHY_NOT = {
+    "threading": "autograd needs no threads here; run the steps one after another",
+    "multiprocessing": "autograd needs no processes here; run the steps one after another",
+    "subprocess": "programs cannot be started from here",
+    "socket": "there is no network here",
+    "pickle": "files are not available here yet",
+    "importlib": "imports are the shell's to decide",
+    "builtins": "the builtins you can use are already there",
+}
 
 
 def _gradshell_name(dotted: str) -> str:
     return "gradshell." + dotted
+
+
+def _missing(dotted: str) -> ModuleNotFoundError:
+    return ModuleNotFoundError(f"No module named '{dotted}'", name=dotted)
+
+
+def _not_offered(dotted: str) -> Refused:
+    root = dotted.split(".")[0]
+    why = _WHY_NOT.get(root)
+    if why is None:
+        why = "gradshell offers " + ", ".join(ALLOWED_IMPORT_ROOTS)
+    return Refused(f"import of '{dotted}' is not available here ({why})")
+
+
+def _torch_loaded(module: Any) -> Any:
+    """Tell the guards about the tensor type and torch's print options (first import)."""
+    if guards._TENSOR is guards._NoTensor:
+        from gradshell.core.tensor import Tensor
+        from gradshell.printing import set_printoptions
+        from gradshell.shell.safe_modules import _checked_printoptions
+
+        guards.set_tensor_type(Tensor)
+        guards.substitute_call(set_printoptions, _checked_printoptions(set_printoptions))
+    return module
 
 
 def _load(dotted: str) -> Any:
@@ -28,20 +67,27 @@ def _load(dotted: str) -> Any:
     root, _, rest = dotted.partition(".")
     if root == "torch":
         try:
-            return importlib.import_module(_gradshell_name(dotted))
+            return _torch_loaded(importlib.import_module(_gradshell_name(dotted)))
         except ModuleNotFoundError as exc:
+            prefix = _gradshell_name("")
             if exc.name and exc.name.startswith(_gradshell_name(root)):
-                raise ModuleNotFoundError(f"No module named '{dotted}'", name=dotted) from None
+                raise _missing(exc.name[len(prefix) :]) from None
             raise
     if has_safe_module(root):
         module: Any = safe_module(root)
+        done = root
         for part in rest.split(".") if rest else []:
+            done += "." + part
             value = vars(module).get(part)
             if not isinstance(value, SafeModule):
-                raise ModuleNotFoundError(f"No module named '{dotted}'", name=dotted)
+                if module._gs_has(part) or done in sys.modules:
+                    raise _not_offered(done)
+                raise _missing(done)
             module = value
         return module
-    raise ModuleNotFoundError(f"No module named '{dotted}'", name=dotted)
+    if root in sys.stdlib_module_names or root.startswith("_"):
+        raise _not_offered(dotted)
+    raise _missing(root)
 
 
 def import_module(dotted: str, bind_top: bool) -> Any:
@@ -56,7 +102,11 @@ def import_from(dotted: str, name: str) -> Any:
     """`from dotted import name`."""
     module = _load(dotted)
     if isinstance(module, SafeModule):
-        return getattr(module, name)  # refuses names it does not hold
+        if name in vars(module) and not name.startswith("_"):
+            return getattr(module, name)
+        if not module._gs_has(name):
+            raise ImportError(f"cannot import name '{name}' from '{dotted}'", name=dotted)
+        return getattr(module, name)  # refuses, naming what is not offered
     if hasattr(module, name):
         if not policy.attr_allowed(module, name):
             raise Refused(f"'{dotted}.{name}' is not available here")

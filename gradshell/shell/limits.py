@@ -8,6 +8,7 @@ guards read them from there. Checks happen *before* the work is done, so that
 from __future__ import annotations
 
 import math
+import operator
 import re
 import signal
 import sys
@@ -103,14 +104,72 @@ def check_pow(base: Any, exp: Any) -> None:
         check_int_bits(pow_bits(base, exp))
 
 
-def check_repeat(seq: Any, times: Any) -> None:
-    """Refuse ``seq * times`` beyond the length limit."""
+def check_repeat(seq: Any, times: Any) -> int | None:
+    """Refuse ``seq * times`` beyond the length limit; returns `times` as the plain int
+    the repetition must then use (None if `times` is not an integer)."""
     try:
-        n = int(times.__index__())
-    except (AttributeError, TypeError):
-        return
+        n = operator.index(times)
+    except TypeError:
+        return None
     if n > 0:
         check_length(len(seq) * n)
+    return n
+
+
+def as_shape(shape: Any) -> Any:
+    """`shape` (an int or a sequence of ints) as plain ints, read once: what is checked is
+    then what is allocated, whatever `__index__` or `__getitem__` would say next time.
+    Anything else is returned as it is (the function called will reject it)."""
+    if shape is None or type(shape) is int:
+        return shape
+    try:
+        return operator.index(shape)
+    except TypeError:
+        pass
+    if isinstance(shape, str | bytes):
+        return shape
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        return shape
+
+
+def dtype_elements(dtype: Any) -> int:
+    """Elements per array item of `dtype`: more than 1 for a subarray dtype such as
+    ``(float, (1000, 1000))``; 1 for None or anything that is not a dtype."""
+    if dtype is None or isinstance(dtype, type):
+        return 1
+    import numpy as np
+
+    try:
+        shape = np.dtype(dtype).shape
+    except (TypeError, ValueError):
+        return 1
+    return math.prod(shape) if shape else 1
+
+
+#: The most digits a print precision may ask for.
+MAX_PRINT_PRECISION = 1000
+
+
+def check_print_precision(precision: Any) -> None:
+    """Refuse `set_printoptions(precision=...)` beyond `MAX_PRINT_PRECISION` digits."""
+    if type(precision) is int and precision > MAX_PRINT_PRECISION:
+        raise ResourceLimitError(
+            f"a print precision of {precision:,} digits is over the limit of "
+            f"{MAX_PRINT_PRECISION:,} digits"
+        )
+
+
+def check_iterable(value: Any, what: str = "this sequence") -> None:
+    """Refuse unpacking or collecting `value` when its announced length is over the limit
+    (a `range`, `itertools.repeat`, a dict view...). Callers keep learner objects away
+    from it (their `__len__` could answer differently the next time)."""
+    try:
+        n = operator.length_hint(value)
+    except (TypeError, ValueError, OverflowError):
+        return
+    check_length(n, what)
 
 
 # --- format specifications -------------------------------------------------------

@@ -12,8 +12,11 @@ policy of *that* class decides:
 * builtin types, NumPy types: the explicit lists below;
 * anything else: nothing.
 
-Names starting with ``_`` are never allowed (the checker refuses them before code
-runs; this module refuses them again). Decisions are cached per (type, name).
+Names starting with ``_`` follow their own rule (`_underscore_allowed`): the harmless
+dunder strings (``__name__``, ``__doc__``, ``__version__``), ``__init__`` of classes,
+PyTorch's own single-underscore attributes that tutorials read (``_modules``,
+``_parameters``, ...), and a learner class's own single-underscore names; never the
+shell's ``_gs`` names, never other dunders. Decisions are cached per (type, name).
 """
 
 from __future__ import annotations
@@ -128,6 +131,17 @@ _PRIVATE_PACKAGES = ("gradshell.shell", "gradshell.learn", "gradshell.replay")
 HIDDEN_MODULE_ATTRS = frozenset(
     {"save", "load", "from_file", "hub", "library", "classes", "ops", "jit", "compile", "cpp"}
 )
+
+#: Single-underscore attributes of PyTorch's classes that tutorials read (gradshell's
+#: classes keep the same ones, with the same meaning).
+TORCH_PRIVATE_ATTRS = frozenset(
+    """_modules _parameters _buffers _non_persistent_buffers_set _forward_hooks
+    _forward_pre_hooks _backward_hooks _version _base _get_name _is_view _apply
+    _named_members""".split()
+)
+
+#: Dunder attributes whose value is a plain string (or None) on any object.
+DUNDER_STRINGS = frozenset({"__name__", "__qualname__", "__doc__", "__version__"})
 
 # ---------------------------------------------------------------------------
 # Registries filled at run time.
@@ -298,11 +312,56 @@ def value_is_api(value: Any) -> bool:
     return True  # plain data and instances: their own policy applies when used
 
 
+def _underscore_allowed(obj: Any, name: str) -> bool:
+    """May learner code read `obj.name`, for a `name` starting with '_'?"""
+    if name.startswith("_gs"):
+        return False
+    if name.startswith("__"):
+        if name in DUNDER_STRINGS:
+            return True
+        if name != "__init__":
+            return False
+        if type(obj) is super:
+            return _super_allowed(obj, name)
+        # `nn.Module.__init__(self)`, `Base.__init__(self)`: a class's own initialiser.
+        return isinstance(obj, type) and (is_learner_class(obj) or is_gradshell_class(obj))
+    if type(obj) is super:
+        return _super_allowed(obj, name)
+    if isinstance(obj, types.ModuleType) or type(obj) in OPEN_TYPES:
+        return False
+    if isinstance(obj, type):
+        mro: tuple[type, ...] = getattr(obj, "__mro__", ())
+        return _private_decision(mro, name, on_class=True)
+    return _private_decision(type(obj).__mro__, name, on_class=False)
+
+
+def _private_decision(mro: tuple[type, ...], name: str, on_class: bool) -> bool:
+    """A single-underscore name: the learner's own, or one of PyTorch's on gradshell's."""
+    for cls in mro:
+        if name in cls.__dict__:
+            if is_learner_class(cls):
+                return True
+            return is_gradshell_class(cls) and name in TORCH_PRIVATE_ATTRS
+    if on_class:
+        return False
+    # An instance attribute: learner objects keep their own; gradshell's the PyTorch ones.
+    if any(is_learner_class(cls) for cls in mro):
+        return True
+    return name in TORCH_PRIVATE_ATTRS and any(is_gradshell_class(cls) for cls in mro)
+
+
 def attr_allowed(obj: Any, name: str) -> bool:
     """May learner code read attribute `name` of `obj`?"""
     if name.startswith("_"):
-        # The one dunder learner code may reach: `super().__init__`.
-        return name == "__init__" and type(obj) is super and _super_allowed(obj, name)
+        if isinstance(obj, type) or type(obj) is super:
+            return _underscore_allowed(obj, name)
+        key0 = (type(obj), name)
+        hit0 = _inst_cache.get(key0)
+        if hit0 is None:
+            hit0 = _underscore_allowed(obj, name)
+            if type(obj) is not types.ModuleType:
+                _inst_cache[key0] = hit0
+        return hit0
     if isinstance(obj, type):
         key: tuple[Any, str] = (obj, name)
         hit = _class_cache.get(key)
@@ -312,7 +371,8 @@ def attr_allowed(obj: Any, name: str) -> bool:
             except AttributeError:
                 return False
             hit = _class_cache[key] = _decide_in_mro(mro, obj, name) and (
-                name in _defined_names(mro) or is_learner_class(obj)
+                name in _defined_names(mro)
+                or (is_learner_class(obj) and not _on_metaclass(obj, name))
             )
         return hit
     tp = type(obj)
@@ -329,6 +389,11 @@ def attr_allowed(obj: Any, name: str) -> bool:
     if hit is None:
         hit = _inst_cache[key] = _decide_in_mro(tp.__mro__, tp, name)
     return hit
+
+
+def _on_metaclass(cls: type, name: str) -> bool:
+    """True if `cls.name` would come from the class's metaclass (`mro`, `__subclasses__`)."""
+    return any(name in vars(meta) for meta in type(cls).__mro__)
 
 
 def _defined_names(mro: tuple[type, ...]) -> set[str]:
@@ -352,14 +417,30 @@ def _super_allowed(obj: super, name: str) -> bool:
         return True
     for cls in rest:
         if name in cls.__dict__:
+            if name.startswith("_"):
+                return _private_decision((cls,), name, on_class=True)
             return bool(_class_policy(owner, cls, name))
     return False
+
+
+def _private_setattr_allowed(obj: Any, name: str) -> bool:
+    """A learner object may keep its own single-underscore attributes; PyTorch's
+    (`_parameters`, ...) and anything a non-learner class defines stay as they are."""
+    if name.startswith("__") or name.startswith("_gs"):
+        return False
+    mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    if not any(is_learner_class(cls) for cls in mro):
+        return False
+    for cls in mro:
+        if name in cls.__dict__ and not is_learner_class(cls):
+            return False
+    return name not in TORCH_PRIVATE_ATTRS or not any(is_gradshell_class(c) for c in mro)
 
 
 def setattr_allowed(obj: Any, name: str) -> bool:
     """May learner code assign or delete attribute `name` of `obj`?"""
     if name.startswith("_"):
-        return False
+        return _private_setattr_allowed(obj, name)
     if isinstance(obj, type):
         return is_learner_class(obj)
     tp = type(obj)

@@ -1,9 +1,10 @@
 """The builtins learner code sees: an allow-list of Python's, plus safe stand-ins.
 
 Left out: everything that reaches files, the OS or the interpreter (`open`,
-`eval`, `exec`, `compile`, `__import__`, `globals`, `vars`, `getattr`, `setattr`,
-`input`, `breakpoint`, ...). Stand-ins: `type` (one argument only), `format` and
-`pow` (size limits), `hasattr` and `dir` (answer by the allow-lists), `exit`/`quit`.
+`eval`, `exec`, `compile`, `__import__`, `globals`, `vars`, `breakpoint`, ...).
+Stand-ins: `type` (one argument only), `format` and `pow` (size limits), `hasattr`,
+`getattr`, `setattr`, `delattr` and `dir` (the same checks as `obj.name`), `input`
+(the session's `read_input`), `exit`/`quit`.
 """
 
 from __future__ import annotations
@@ -56,6 +57,52 @@ def safe_hasattr(obj: Any, name: str, /) -> bool:
     return hasattr(obj, name)
 
 
+_NO_DEFAULT = object()
+
+
+def safe_getattr(obj: Any, name: str, default: Any = _NO_DEFAULT, /) -> Any:
+    """`getattr()`: the same checks as `obj.name`."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    try:
+        return guards.ga(obj, name)
+    except AttributeError:
+        if default is _NO_DEFAULT:
+            raise
+        return default
+
+
+def safe_setattr(obj: Any, name: str, value: Any, /) -> None:
+    """`setattr()`: the same checks as `obj.name = value`."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    if name.startswith("__"):
+        raise Refused(f"setting attribute '{name}' is not available here")
+    setattr(guards.Target(obj), name, value)
+
+
+def safe_delattr(obj: Any, name: str, /) -> None:
+    """`delattr()`: the same checks as `del obj.name`."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    if name.startswith("__"):
+        raise Refused(f"deleting attribute '{name}' is not available here")
+    delattr(guards.Target(obj), name)
+
+
+def make_input(session: Any) -> Any:
+    """The `input()` builtin of `session`: it asks the session's `read_input`."""
+
+    def input(prompt: Any = "", /) -> str:  # noqa: A001 - the learner-facing name
+        """Read a line (the prompt is shown first); EOFError at the end of input."""
+        read = getattr(session, "read_input", None)
+        if read is None:
+            raise EOFError("EOF when reading a line")
+        return read(str(prompt))
+
+    return policy.expose(input)
+
+
 class _Exit:
     """`exit` / `quit`: calling it ends the session."""
 
@@ -103,6 +150,9 @@ def base_builtins() -> dict[str, Any]:
     table["format"] = safe_format
     table["pow"] = policy.expose(safe_pow)
     table["hasattr"] = policy.expose(safe_hasattr)
+    table["getattr"] = policy.expose(safe_getattr)
+    table["setattr"] = policy.expose(safe_setattr)
+    table["delattr"] = policy.expose(safe_delattr)
     table["exit"] = _Exit("exit")
     table["quit"] = _Exit("quit")
     table["__build_class__"] = builtins.__build_class__
@@ -116,19 +166,24 @@ def base_builtins() -> dict[str, Any]:
     return table
 
 
-def _sized(constructor: Any) -> Any:
-    """`constructor(iterable)` with the length of a sized argument (a range) checked."""
-
-    def make(*args: Any, **kwargs: Any) -> Any:
-        if args and isinstance(args[0], range):
-            limits.check_length(len(args[0]))
-        return constructor(*args, **kwargs)
-
-    make.__name__ = getattr(constructor, "__name__", "make")
-    make.__doc__ = constructor.__doc__
-    return make
-
-
 guards.substitute_call(type, _one_arg_type)
 for _constructor in (list, tuple, set, frozenset, sorted):
-    guards.substitute_call(_constructor, _sized(_constructor))
+    guards.substitute_call(_constructor, guards.sized_constructor(_constructor))
+
+
+def _install_input(session: Any) -> None:
+    """Give a new safe session its `input` builtin (a session hook)."""
+    if getattr(session, "unsafe", False):
+        return
+    table = session.namespace.get("__builtins__")
+    if isinstance(table, dict):
+        table["input"] = make_input(session)
+
+
+def _register_input_hook() -> None:
+    from gradshell.shell import session as session_module
+
+    session_module.register_session_hook(_install_input)
+
+
+_register_input_hook()

@@ -1,4 +1,5 @@
-"""What `import math`, `import random` and `import numpy as np` give learner code.
+"""What `import math`, `import random`, `import numpy as np` (and, through `safe_stdlib`,
+the harmless standard library) give learner code.
 
 Each is a `SafeModule`: an object that holds exactly the names on its allow-list and
 nothing else, so there is nothing behind it to walk. NumPy's offer is array creation,
@@ -23,15 +24,28 @@ class RefusedAttribute(Refused, AttributeError):
 
 
 class SafeModule:
-    """A module as learner code sees it: only its allow-listed names."""
+    """A module as learner code sees it: only its allow-listed names.
 
-    def __init__(self, name: str, exports: dict[str, Any], note: str = "") -> None:
+    `real` is the module it stands for: a name that module does not have either is an
+    AttributeError worded as Python's; a name it has but the shell does not offer is a
+    refusal that says so.
+    """
+
+    def __init__(
+        self, name: str, exports: dict[str, Any], note: str = "", real: Any = None
+    ) -> None:
         object.__setattr__(self, "_gs_name", name)
         object.__setattr__(self, "_gs_note", note)
+        object.__setattr__(self, "_gs_real", real)
+        object.__setattr__(self, "__name__", name)
+        object.__setattr__(self, "__doc__", getattr(real, "__doc__", None))
         for key, value in exports.items():
             object.__setattr__(self, key, value)
 
     def __getattr__(self, name: str) -> Any:
+        real = self._gs_real
+        if real is not None and not name.startswith("_gs") and not hasattr(real, name):
+            raise AttributeError(f"module '{self._gs_name}' has no attribute '{name}'")
         note = self._gs_note
         raise RefusedAttribute(f"'{self._gs_name}.{name}' is not available here{note}")
 
@@ -56,24 +70,60 @@ class SafeModule:
     def _gs_items(self) -> Iterable[tuple[str, Any]]:
         return [(k, v) for k, v in vars(self).items() if not k.startswith("_")]
 
+    def _gs_has(self, name: str) -> bool:
+        """True if the module this stands for has `name` (offered or not)."""
+        real = self._gs_real
+        return name in vars(self) or (real is not None and hasattr(real, name))
+
 
 policy.OPEN_TYPES.add(SafeModule)
 
+#: Standard-library modules offered as views (built by `safe_stdlib` on first import).
+STDLIB_MODULES = (
+    "os",
+    "sys",
+    "time",
+    "collections",
+    "itertools",
+    "functools",
+    "dataclasses",
+    "typing",
+    "copy",
+    "warnings",
+)
+
 
 class SizedCall:
-    """A function whose result size `estimate(*args, **kwargs)` is checked before it runs."""
+    """A function whose result size `estimate(*args, **kwargs)` is checked before it runs.
 
-    __slots__ = ("fn", "estimate")
+    What is checked is what runs: the size argument at `shape_at` (position, keyword) is
+    first turned into plain ints, once, and the function gets those ints; a dtype argument
+    at `dtype_at` with a subarray shape (``(float, (10**6,))``) multiplies the size.
+    """
 
-    def __init__(self, fn: Callable[..., Any], estimate: Callable[..., int]) -> None:
+    __slots__ = ("fn", "estimate", "shape_at", "dtype_at")
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        estimate: Callable[..., int],
+        shape_at: tuple[int, str] | None = None,
+        dtype_at: tuple[int, str] | None = None,
+    ) -> None:
         self.fn = fn
         self.estimate = estimate
+        self.shape_at = shape_at
+        self.dtype_at = dtype_at
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.shape_at is not None:
+            args, kwargs = _replace_arg(args, kwargs, self.shape_at, limits.as_shape)
         try:
             n = self.estimate(*args, **kwargs)
         except Exception:
             n = 0  # bad arguments: let the function raise its own error
+        if self.dtype_at is not None:
+            n *= limits.dtype_elements(_arg(args, kwargs, *self.dtype_at))
         limits.check_elements(n)
         return self.fn(*args, **kwargs)
 
@@ -81,12 +131,29 @@ class SizedCall:
         return repr(self.fn)
 
 
+def _replace_arg(
+    args: tuple, kwargs: dict, at: tuple[int, str], convert: Callable[[Any], Any]
+) -> tuple[tuple, dict]:
+    """`args`/`kwargs` with the argument at position/keyword `at` converted."""
+    index, name = at
+    if len(args) > index:
+        args = (*args[:index], convert(args[index]), *args[index + 1 :])
+    elif name in kwargs:
+        kwargs = {**kwargs, name: convert(kwargs[name])}
+    return args, kwargs
+
+
 policy.CALLABLE_TYPES.add(SizedCall)
 
 
-def _wrap(fn: Callable[..., Any], estimate: Callable[..., int]) -> SizedCall:
+def _wrap(
+    fn: Callable[..., Any],
+    estimate: Callable[..., int],
+    shape_at: tuple[int, str] | None = None,
+    dtype_at: tuple[int, str] | None = None,
+) -> SizedCall:
     """`fn` with the element count `estimate(*args, **kwargs)` checked before calling."""
-    return SizedCall(fn, estimate)
+    return SizedCall(fn, estimate, shape_at, dtype_at)
 
 
 def _expose_all(exports: dict[str, Any]) -> dict[str, Any]:
@@ -271,15 +338,13 @@ def _numpy_exports() -> dict[str, Any]:
     size = np.size
 
     def numel(x: Any) -> int:
-        if isinstance(x, range):
+        if isinstance(x, range | list | tuple):
             return len(x)
         return int(size(x)) if isinstance(x, np.ndarray) else 1
 
-    def like(fn_name: str) -> Callable[..., Any]:
-        return _wrap(
-            getattr(np, fn_name),
-            lambda *a, **k: limits.numel_of(k["shape"]) if k.get("shape") is not None else 0,
-        )
+    def like(*a: Any, **k: Any) -> int:
+        shape = k.get("shape")
+        return limits.numel_of(shape) if shape is not None else numel(a[0])
 
     exports: dict[str, Any] = {}
     for name in _NP_FUNCTIONS:
@@ -288,54 +353,85 @@ def _numpy_exports() -> dict[str, Any]:
     for name in _NP_TYPES + _NP_CONSTANTS:
         if hasattr(np, name):
             exports[name] = getattr(np, name)
+    exports["__version__"] = np.__version__
 
     shape0 = lambda *a, **k: limits.numel_of(_arg(a, k, 0, "shape"))  # noqa: E731
-    sized = {
-        "zeros": shape0,
-        "ones": shape0,
-        "empty": shape0,
-        "full": shape0,
-        "eye": lambda *a, **k: (
-            int(_arg(a, k, 0, "N")) * int(_arg(a, k, 1, "M") or _arg(a, k, 0, "N"))
+    first = lambda *a, **k: numel(a[0]) if a else 0  # noqa: E731
+    # name -> (estimate, where the shape argument is, where the dtype argument is)
+    sized: dict[str, tuple[Callable[..., int], Any, Any]] = {
+        "zeros": (shape0, (0, "shape"), (1, "dtype")),
+        "ones": (shape0, (0, "shape"), (1, "dtype")),
+        "empty": (shape0, (0, "shape"), (1, "dtype")),
+        "full": (shape0, (0, "shape"), (2, "dtype")),
+        "eye": (
+            lambda *a, **k: int(_arg(a, k, 0, "N")) * int(_arg(a, k, 1, "M") or _arg(a, k, 0, "N")),
+            None,
+            (3, "dtype"),
         ),
-        "identity": lambda *a, **k: int(_arg(a, k, 0, "n")) ** 2,
-        "tri": lambda *a, **k: (
-            int(_arg(a, k, 0, "N")) * int(_arg(a, k, 1, "M") or _arg(a, k, 0, "N"))
+        "identity": (lambda *a, **k: int(_arg(a, k, 0, "n")) ** 2, None, (1, "dtype")),
+        "tri": (
+            lambda *a, **k: int(_arg(a, k, 0, "N")) * int(_arg(a, k, 1, "M") or _arg(a, k, 0, "N")),
+            None,
+            (3, "dtype"),
         ),
-        "arange": _arange_count,
-        "linspace": lambda *a, **k: int(_arg(a, k, 2, "num", 50)),
-        "logspace": lambda *a, **k: int(_arg(a, k, 2, "num", 50)),
-        "geomspace": lambda *a, **k: int(_arg(a, k, 2, "num", 50)),
-        "tile": lambda *a, **k: numel(np.asarray(a[0])) * limits.numel_of(_arg(a, k, 1, "reps")),
-        "repeat": lambda *a, **k: int(size(a[0])) * int(np.max(_arg(a, k, 1, "repeats"))),
-        "kron": lambda a, b: int(size(a)) * int(size(b)),
-        "outer": lambda a, b, *r, **k: int(size(a)) * int(size(b)),
-        "meshgrid": lambda *xs, **k: math.prod(int(size(x)) for x in xs) * max(len(xs), 1),
-        "diag": lambda v, *r, **k: int(size(v)) ** 2 if np.ndim(v) == 1 else 0,
-        "diagflat": lambda v, *r, **k: int(size(v)) ** 2,
-        "resize": lambda a, new_shape: limits.numel_of(new_shape),
-        "broadcast_to": lambda a, shape, *r, **k: limits.numel_of(shape),
-        "broadcast_arrays": lambda *xs, **k: limits.numel_of(
-            np.broadcast_shapes(*(np.shape(x) for x in xs))
+        "arange": (_arange_count, None, (99, "dtype")),
+        "linspace": (lambda *a, **k: int(_arg(a, k, 2, "num", 50)), None, (5, "dtype")),
+        "logspace": (lambda *a, **k: int(_arg(a, k, 2, "num", 50)), None, (5, "dtype")),
+        "geomspace": (lambda *a, **k: int(_arg(a, k, 2, "num", 50)), None, (4, "dtype")),
+        "tile": (
+            lambda *a, **k: numel(np.asarray(a[0])) * limits.numel_of(_arg(a, k, 1, "reps")),
+            (1, "reps"),
+            None,
         ),
-        "array": lambda *a, **k: numel(a[0]) if a else 0,
-        "asarray": lambda *a, **k: numel(a[0]) if a else 0,
+        "repeat": (
+            lambda *a, **k: int(size(a[0])) * int(np.max(_arg(a, k, 1, "repeats"))),
+            None,
+            None,
+        ),
+        "kron": (lambda a, b: int(size(a)) * int(size(b)), None, None),
+        "outer": (lambda a, b, *r, **k: int(size(a)) * int(size(b)), None, None),
+        "meshgrid": (
+            lambda *xs, **k: math.prod(int(size(x)) for x in xs) * max(len(xs), 1),
+            None,
+            None,
+        ),
+        "diag": (lambda v, *r, **k: int(size(v)) ** 2 if np.ndim(v) == 1 else 0, None, None),
+        "diagflat": (lambda v, *r, **k: int(size(v)) ** 2, None, None),
+        "resize": (lambda a, new_shape: limits.numel_of(new_shape), (1, "new_shape"), None),
+        "broadcast_to": (
+            lambda a, shape, *r, **k: limits.numel_of(shape),
+            (1, "shape"),
+            None,
+        ),
+        "broadcast_arrays": (
+            lambda *xs, **k: limits.numel_of(np.broadcast_shapes(*(np.shape(x) for x in xs))),
+            None,
+            None,
+        ),
+        "array": (first, None, (1, "dtype")),
+        "asarray": (first, None, (1, "dtype")),
+        "asanyarray": (first, None, (1, "dtype")),
+        "ascontiguousarray": (first, None, (1, "dtype")),
+        "zeros_like": (like, None, (1, "dtype")),
+        "ones_like": (like, None, (1, "dtype")),
+        "empty_like": (like, None, (1, "dtype")),
+        "full_like": (like, None, (2, "dtype")),
     }
-    for name, estimate in sized.items():
-        exports[name] = _wrap(getattr(np, name), estimate)
-    for name in ("zeros_like", "ones_like", "empty_like", "full_like"):
-        exports[name] = like(name)
+    for name, (estimate, shape_at, dtype_at) in sized.items():
+        exports[name] = _wrap(getattr(np, name), estimate, shape_at, dtype_at)
+    exports["set_printoptions"] = _checked_printoptions(np.set_printoptions)
 
     rnd = {}
     for name, pos in _NP_RANDOM_SIZE.items():
-        rnd[name] = _wrap(getattr(np.random, name), _size_at(pos))
+        shape_at = (pos, "size") if pos >= 0 else None
+        rnd[name] = _wrap(getattr(np.random, name), _size_at(pos), shape_at)
     rnd["permutation"] = _wrap(np.random.permutation, lambda x: int(x) if isinstance(x, int) else 0)
     rnd["shuffle"] = np.random.shuffle
     rnd["seed"] = np.random.seed
     rnd["default_rng"] = np.random.default_rng
-    exports["random"] = SafeModule("numpy.random", _expose_all(rnd), _NP_NOTE)
+    exports["random"] = SafeModule("numpy.random", _expose_all(rnd), _NP_NOTE, np.random)
     linalg = {n: getattr(np.linalg, n) for n in _LINALG_NAMES if hasattr(np.linalg, n)}
-    exports["linalg"] = SafeModule("numpy.linalg", _expose_all(linalg), _NP_NOTE)
+    exports["linalg"] = SafeModule("numpy.linalg", _expose_all(linalg), _NP_NOTE, np.linalg)
 
     _register_numpy_types(np)
     return _expose_all(exports)
@@ -382,27 +478,71 @@ def _register_numpy_types(np: Any) -> None:
         guards.register_replacement(
             np.random.Generator,
             name,
-            lambda gen, _n=name, _p=pos: _wrap(getattr(gen, _n), _size_at(_p)),
+            lambda gen, _n=name, _p=pos: _wrap(getattr(gen, _n), _size_at(_p), (_p, "size")),
+        )
+    # `a.astype(dtype)` allocates a.size elements of dtype, more with a subarray dtype.
+    for tp in {np.ndarray, *(t for t in policy.EXTRA_CONSTRUCTORS if issubclass(t, np.generic))}:
+        guards.register_replacement(
+            tp,
+            "astype",
+            lambda a: _wrap(a.astype, lambda *r, **k: int(np.size(a)), None, (0, "dtype")),
         )
     policy.clear_caches()
 
 
 # --- the table ---------------------------------------------------------------------
 
+
+def _checked_printoptions(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`set_printoptions` (NumPy's or torch's) with the precision limit checked first."""
+
+    def set_printoptions(*args: Any, **kwargs: Any) -> Any:
+        limits.check_print_precision(_arg(args, kwargs, 0, "precision"))
+        return fn(*args, **kwargs)
+
+    set_printoptions.__doc__ = fn.__doc__
+    return policy.expose(set_printoptions)
+
+
+def _stdlib(name: str) -> Callable[[], dict[str, Any]]:
+    """The builder of a standard-library module's view (loaded when first imported)."""
+
+    def build() -> dict[str, Any]:
+        from gradshell.shell import safe_stdlib
+
+        return _expose_all(safe_stdlib.BUILDERS[name]())
+
+    return build
+
+
 _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "math": _math_exports,
     "random": _random_exports,
     "numpy": _numpy_exports,
 }
+for _name in STDLIB_MODULES:
+    _BUILDERS[_name] = _stdlib(_name)
 _CACHE: dict[str, SafeModule] = {}
 
 
+def _note(name: str) -> str:
+    if name == "numpy":
+        return _NP_NOTE
+    if name in STDLIB_MODULES:
+        from gradshell.shell import safe_stdlib
+
+        return safe_stdlib.NOTES.get(name, "")
+    return ""
+
+
 def safe_module(name: str) -> SafeModule:
-    """The learner's view of module `name` ('math', 'random', 'numpy')."""
+    """The learner's view of module `name` ('math', 'random', 'numpy', 'os', ...)."""
     module = _CACHE.get(name)
     if module is None:
-        note = _NP_NOTE if name == "numpy" else ""
-        module = _CACHE[name] = SafeModule(name, _BUILDERS[name](), note)
+        import importlib
+
+        real = importlib.import_module(name)
+        module = _CACHE[name] = SafeModule(name, _BUILDERS[name](), _note(name), real)
     return module
 
 

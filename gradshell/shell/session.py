@@ -308,6 +308,15 @@ class Session(Prompts):
         if self._capture is not None:
             self._capture.write(text)
 
+    def read_input(self, prompt: str) -> str:
+        """What the learner's `input(prompt)` returns: shows the prompt, then reads a line.
+
+        Here there is no input to read, so it ends as Python does at the end of input;
+        the kernel overrides it to ask the learner's terminal.
+        """
+        self.write(prompt)
+        raise EOFError("EOF when reading a line")
+
     def _display(self, value: Any) -> None:
         if value is None:
             return

@@ -179,8 +179,19 @@ class _Guarder(FastTransformer):
             out.append(ast.copy_location(ast.Assign(targets=[store], value=call), node))
         return out
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> list[ast.stmt]:
+    def visit_Starred(self, node: ast.Starred) -> ast.AST:
+        if not isinstance(node.ctx, ast.Load):  # `first, *rest = ...`: a target
+            node.value = self.visit(node.value)
+            return node
+        node.value = _call("_gs_star", [self.visit(node.value)], node.value)
+        return node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> list[ast.stmt] | ast.stmt:
         module = node.module or ""
+        if module == "__future__":
+            # A compiler directive, not an import: Python's compiler checks the feature
+            # names (`braces`: "not a chance") and binds each name to its feature.
+            return node
         out: list[ast.stmt] = []
         for alias in node.names:
             if alias.name == "*":
@@ -216,8 +227,43 @@ class _Displayer(FastTransformer):
         return node
 
 
+class _Stringify(FastTransformer):
+    """`from __future__ import annotations`: annotations are kept as their source text."""
+
+    def _text(self, node: ast.expr | None) -> ast.expr | None:
+        if node is None:
+            return None
+        return ast.copy_location(ast.Constant(value=ast.unparse(node)), node)
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.annotation = self._text(node.annotation)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.returns = self._text(node.returns)
+        self.generic_visit(node)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        node.annotation = self._text(node.annotation) or node.annotation
+        self.generic_visit(node)
+        return node
+
+
+def _future_annotations(tree: ast.Module) -> bool:
+    return any(
+        isinstance(stmt, ast.ImportFrom)
+        and stmt.module == "__future__"
+        and any(alias.name == "annotations" for alias in stmt.names)
+        for stmt in tree.body
+    )
+
+
 def guard(tree: ast.Module) -> ast.Module:
     """Rewrite a checked module in place so that all access goes through the guards."""
+    if _future_annotations(tree):
+        # Each statement is compiled on its own, so the directive would reach only itself.
+        _Stringify().visit(tree)
     _Guarder().visit(tree)
     return tree
 

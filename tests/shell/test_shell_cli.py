@@ -71,8 +71,8 @@ def test_dash_c_runs_and_exit_status():
     assert r.stderr.endswith(
         '  File "<string>", line 2, in <module>\n    1 / 0\nZeroDivisionError: division by zero\n'
     )
-    r = gs("-c", "import os")
-    assert r.returncode == 1 and r.stderr.startswith("gradshell: import of 'os'")
+    r = gs("-c", "import subprocess")
+    assert r.returncode == 1 and r.stderr.startswith("gradshell: import of 'subprocess'")
     r = gs("-c", "exit(4)")
     assert r.returncode == 4
 
@@ -132,7 +132,7 @@ def test_piped_ipython_prompts():
 
 
 def test_piped_errors_do_not_stop_the_session():
-    r = gs(stdin="a = 1\nimport os\nb = ().__class__\na + 1\n")
+    r = gs(stdin="a = 1\nimport subprocess\nb = ().__class__\na + 1\n")
     assert r.returncode == 1
     assert r.stdout.endswith(">>> a + 1\n2\n")
 

@@ -19,12 +19,21 @@ ESCAPES = [
     ("builtins-dict", "__builtins__['open']"),
     ("builtins-attr", "print.__self__.open"),
     # OS, subprocess, network, interpreter
-    ("import-os", "import os"),
-    ("import-os-path", "import os.path"),
+    ("os-system", "import os\nos.system('touch " + PWNED + "')"),
+    ("os-exec", "import os\nos.execv('/bin/sh', ['sh'])"),
+    ("os-fork", "import os\nos.fork()"),
+    ("os-kill", "import os\nos.kill(os.getpid(), 9)"),
+    ("os-remove", "import os\nos.remove('" + PWNED + "')"),
+    ("os-popen", "import os\nos.popen('id')"),
     ("from-os", "from os import system"),
     ("import-subprocess", "import subprocess"),
     ("import-socket", "import socket"),
-    ("import-sys", "import sys"),
+    ("import-ctypes", "import ctypes"),
+    ("import-threading", "import threading"),
+    ("sys-modules", "import sys\nsys.modules['os']"),
+    ("sys-getframe", "import sys\nsys._getframe()"),
+    ("sys-settrace", "import sys\nsys.settrace(print)"),
+    ("sys-stdout-rebind", "import sys\nsys.stdout = None"),
     ("import-importlib", "import importlib"),
     ("import-builtins", "import builtins"),
     ("dunder-import", "__import__('os').system('touch " + PWNED + "')"),
@@ -33,8 +42,10 @@ ESCAPES = [
     ("exec", "exec('x = 1')"),
     ("compile", "compile('1', 'f', 'eval')"),
     # getattr / setattr walks
-    ("getattr", "getattr(1, 'real')"),
+    ("getattr-dunder", "getattr(keep, '__class__')"),
+    ("getattr-globals", "def f():\n    pass\ngetattr(f, '__globals__')"),
     ("setattr", "setattr(keep, 'x', 1)"),
+    ("setattr-dunder", "class A:\n    pass\nsetattr(A, '__module__', 'torch')"),
     ("vars", "vars()"),
     ("globals", "globals()['__builtins__']"),
     ("locals", "locals()"),
@@ -93,7 +104,18 @@ ESCAPES = [
     ("finally-continue", "while True:\n    try:\n        pass\n    finally:\n        continue"),
     # misc builtins
     ("breakpoint", "breakpoint()"),
-    ("input", "input()"),
+    ("class-module-torch", "class T:\n    __module__ = 'torch'"),
+    ("array-interface", "class A:\n    def __array_interface__(self):\n        return {}"),
+    ("exit-method", "class A:\n    def __exit__(self, *a):\n        return True"),
+    ("torch-private-module", "torch._ops"),
+    ("tensor-internal-data", "torch.ones(2)._data"),
+    ("tensor-shell-hidden", "torch.ones(2)._shell_hidden"),
+    ("learner-mro-base-exception", "class E(Exception):\n    pass\nE.mro()"),
+    (
+        "dataclass-globals",
+        "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\nP.__init__.__globals__",
+    ),
+    ("warnings-rebind", "import warnings\nwarnings.showwarning = print"),
     ("help", "help(print)"),
     ("memoryview", "memoryview(b'abc')"),
     ("bytearray", "bytearray(10)"),
@@ -156,6 +178,35 @@ def test_dir_shows_only_usable_names():
     assert not any(n.startswith("_") for n in names)
     out = session.run_cell("dir(np)").output
     assert "'zeros'" in out and "'load'" not in out
+
+
+def test_os_offers_paths_not_programs():
+    session = Session(viz=False)
+    out = session.run_cell("import os\nprint(os.path.join('data', 'x.pt'), os.sep)").output
+    assert out == f"{os.path.join('data', 'x.pt')} {os.sep}\n"
+    for name in ("system", "execv", "fork", "kill", "popen", "remove", "spawnl"):
+        out = session.run_cell(f"os.{name}").output
+        assert out.startswith(f"gradshell: 'os.{name}' is not available here"), out
+        assert "programs, processes and file changes are not available" in out
+    out = session.run_cell("os.nope").output
+    assert out.endswith("AttributeError: module 'os' has no attribute 'nope'\n")
+    session.run_cell("os.environ['GRADSHELL_TEST_VAR'] = '1'")
+    assert "GRADSHELL_TEST_VAR" not in os.environ  # a copy: the host's is untouched
+
+
+def test_sys_offers_what_tutorials_use():
+    session = Session(viz=False)
+    source = (
+        "import sys\n"
+        "sys.stdout.write('written\\n')\n"
+        "print('to stderr', file=sys.stderr)\n"
+        "print(sys.argv, sys.version_info.major, type(sys.path).__name__)\n"
+        "sys.exit(3)\n"
+        "print('not reached')\n"
+    )
+    result = session.run_script(source, "t.py")
+    assert result.output == "written\nto stderr\n[''] 3 list\n"
+    assert result.exit_code == 3
 
 
 def test_format_without_walks_still_works():

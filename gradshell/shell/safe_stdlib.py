@@ -1,0 +1,318 @@
+"""The harmless standard library, as `import os`, `import sys`, ... give it to learner code.
+
+Each builder returns the names one module offers: what tutorials use, and nothing that
+starts programs, changes files or reaches the interpreter. `os` offers its path functions,
+`sep`, `getcwd`, `listdir` and a copy of `environ` (never `system`, `exec*`, `fork`,
+`kill`, `remove`); `sys` offers `version`, `argv`, a copy of `path`, `stdout`/`stderr`
+(write and flush) and `exit`. Classes these modules hand out (deques, counters,
+partials, cached functions, dataclass fields, typing aliases) get their allow-lists here.
+"""
+
+from __future__ import annotations
+
+import collections
+import collections.abc
+import copy
+import dataclasses
+import functools
+import itertools
+import os
+import sys
+import time
+import typing
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from gradshell.shell import guards, policy
+from gradshell.shell.errors import SessionExit
+
+#: What each module's refusal adds after "'os.system' is not available here".
+NOTES = {
+    "os": " (gradshell's os offers os.path, os.sep, os.getcwd, os.listdir and a copy of "
+    "os.environ; programs, processes and file changes are not available)",
+    "sys": " (gradshell's sys offers sys.version, sys.argv, sys.path, sys.stdout, "
+    "sys.stderr and sys.exit)",
+}
+
+
+def _pick(module: Any, names: str) -> dict[str, Any]:
+    return {n: getattr(module, n) for n in names.split() if hasattr(module, n)}
+
+
+# --- os ----------------------------------------------------------------------------
+
+
+def _os() -> dict[str, Any]:
+    from gradshell.shell.safe_modules import SafeModule
+
+    path = _pick(
+        os.path,
+        """join exists isfile isdir isabs basename dirname split splitext abspath normpath
+        relpath expanduser getsize commonpath commonprefix sep""",
+    )
+    exports = _pick(os, "sep pathsep linesep curdir pardir extsep name getcwd listdir cpu_count")
+    exports["path"] = SafeModule("os.path", _expose(path), NOTES["os"], os.path)
+    exports["environ"] = dict(os.environ)  # a copy: setting a variable changes nothing
+    return exports
+
+
+# --- sys ---------------------------------------------------------------------------
+
+
+class _Stream:
+    """`sys.stdout` / `sys.stderr` for learner code: `write` and `flush` reach whatever
+    the session is capturing into at the time of the call."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def write(self, text: str) -> int:
+        """Write `text` (a str); returns its length."""
+        return getattr(sys, self.name).write(text)
+
+    def flush(self) -> None:
+        """Flush the stream."""
+        getattr(sys, self.name).flush()
+
+    def isatty(self) -> bool:
+        """False: learner output is captured."""
+        return False
+
+    def __repr__(self) -> str:
+        return f"<_io.TextIOWrapper name='<{self.name}>' mode='w' encoding='utf-8'>"
+
+
+policy.OPEN_TYPES.add(_Stream)
+for _method in (_Stream.write, _Stream.flush, _Stream.isatty):
+    policy.expose(_method)
+
+
+def _allow_methods(cls: type, names: Any) -> None:
+    """Let learner code call the Python-level methods `names` of a library class."""
+    for name in names:
+        value = cls.__dict__.get(name)
+        if isinstance(value, classmethod | staticmethod):
+            value = value.__func__
+        if callable(value):
+            policy.expose(value)
+
+
+def _exit(status: Any = None, /) -> None:
+    """`sys.exit([status])`: end the program (a message is printed to stderr, status 1)."""
+    if status is None:
+        raise SessionExit(0)
+    if isinstance(status, int):
+        raise SessionExit(status)
+    print(status, file=sys.stderr)
+    raise SessionExit(1)
+
+
+def _sys() -> dict[str, Any]:
+    exports = _pick(
+        sys,
+        """version version_info platform byteorder maxsize float_info int_info hexversion
+        implementation getrecursionlimit getdefaultencoding""",
+    )
+    exports.update(
+        argv=[""],
+        path=list(sys.path),
+        stdout=_Stream("stdout"),
+        stderr=_Stream("stderr"),
+        exit=_exit,
+    )
+    for value in (sys.float_info, sys.int_info, sys.version_info):
+        _struct_fields(type(value), value)
+    policy.EXTRA_ATTRS[type(sys.implementation)] = frozenset({"name", "version", "cache_tag"})
+    return exports
+
+
+def _struct_fields(tp: type, sample: Any) -> None:
+    """Allow the named fields of a struct sequence (sys.float_info, time.struct_time)."""
+    fields = [n for n in dir(sample) if not n.startswith("_") and n not in ("count", "index")]
+    policy.EXTRA_ATTRS[tp] = frozenset([*fields, "count", "index"])
+
+
+# --- time --------------------------------------------------------------------------
+
+
+def _time() -> dict[str, Any]:
+    exports = _pick(
+        time,
+        """time time_ns perf_counter perf_counter_ns monotonic monotonic_ns process_time
+        process_time_ns sleep strftime localtime gmtime ctime asctime mktime struct_time""",
+    )
+    _struct_fields(time.struct_time, time.localtime())
+    return exports
+
+
+# --- collections -------------------------------------------------------------------
+
+_DICT = policy.BUILTIN_ATTRS[dict]
+_DEQUE = frozenset(
+    """append appendleft clear copy count extend extendleft index insert maxlen pop popleft
+    remove reverse rotate""".split()
+)
+
+
+def namedtuple(typename: str, field_names: Any, *, rename: bool = False, defaults: Any = None):
+    """`collections.namedtuple`: a tuple class with named fields (a learner class)."""
+    cls = collections.namedtuple(
+        typename, field_names, rename=rename, defaults=defaults, module="__main__"
+    )
+    _allow_methods(cls, ("_make", "_asdict", "_replace"))
+    return policy.register_learner_class(cls)
+
+
+def _collections() -> dict[str, Any]:
+    from gradshell.shell.safe_modules import SafeModule
+
+    policy.EXTRA_ATTRS.update(
+        {
+            collections.Counter: _DICT
+            | {"most_common", "elements", "subtract", "total", "update", "copy"},
+            collections.deque: _DEQUE,
+        }
+    )
+    _allow_methods(collections.Counter, policy.EXTRA_ATTRS[collections.Counter])
+    policy.EXTRA_GETITEM.update({collections.deque, collections.Counter})
+    policy.EXTRA_SETITEM.update({collections.deque, collections.Counter})
+    for tp in (collections.Counter, collections.deque):
+        guards.substitute_call(tp, guards.sized_constructor(tp))
+    abc = _pick(
+        collections.abc,
+        """Iterable Iterator Sequence MutableSequence Mapping MutableMapping Set MutableSet
+        Callable Sized Container Hashable Generator Collection""",
+    )
+    exports = _pick(collections, "OrderedDict defaultdict Counter deque")
+    exports["namedtuple"] = namedtuple
+    exports["abc"] = SafeModule("collections.abc", _expose(abc), "", collections.abc)
+    policy.clear_caches()
+    return exports
+
+
+# --- itertools ---------------------------------------------------------------------
+
+
+def _itertools() -> dict[str, Any]:
+    exports = _pick(
+        itertools,
+        """count cycle repeat accumulate chain compress dropwhile filterfalse groupby
+        islice pairwise starmap takewhile tee zip_longest product permutations combinations
+        combinations_with_replacement batched""",
+    )
+    policy.EXTRA_ATTRS[itertools.chain] = frozenset({"from_iterable"})
+    policy.clear_caches()
+    return exports
+
+
+# --- functools ---------------------------------------------------------------------
+
+
+def lru_cache(maxsize: Any = 128, typed: bool = False) -> Any:
+    """`functools.lru_cache`: remember a function's results (as a decorator)."""
+    if callable(maxsize) and not isinstance(maxsize, bool):
+        return functools.lru_cache(maxsize=128, typed=typed)(maxsize)
+    return policy.expose(functools.lru_cache(maxsize=maxsize, typed=typed))
+
+
+def cache(user_function: Callable[..., Any], /) -> Any:
+    """`functools.cache`: remember every result of `user_function`."""
+    return functools.lru_cache(maxsize=None)(user_function)
+
+
+def _functools() -> dict[str, Any]:
+    cached_type = type(functools.lru_cache()(lambda: None))
+    info_type = type(functools.lru_cache()(lambda: None).cache_info())
+    policy.CALLABLE_TYPES.update({functools.partial, cached_type})
+    policy.EXTRA_ATTRS.update(
+        {
+            functools.partial: frozenset({"func", "args", "keywords"}),
+            cached_type: frozenset({"cache_info", "cache_clear", "cache_parameters"}),
+        }
+    )
+    _struct_fields(info_type, functools.lru_cache()(lambda: None).cache_info())
+    policy.clear_caches()
+    exports = _pick(functools, "reduce partial cmp_to_key")
+    exports.update(lru_cache=lru_cache, cache=cache)
+    return exports
+
+
+# --- dataclasses -------------------------------------------------------------------
+
+
+def dataclass(cls: Any = None, /, **options: Any) -> Any:
+    """`dataclasses.dataclass`: generate `__init__`, `__repr__` and `__eq__` from the
+    class's annotated fields (with or without options)."""
+    if cls is None:
+        return policy.expose(lambda klass: dataclasses.dataclass(klass, **options))
+    return dataclasses.dataclass(cls, **options)
+
+
+def _dataclasses() -> dict[str, Any]:
+    policy.EXTRA_ATTRS[dataclasses.Field] = frozenset(
+        "name type default default_factory init repr compare hash metadata kw_only".split()
+    )
+    policy.clear_caches()
+    exports = _pick(
+        dataclasses, "field fields asdict astuple replace is_dataclass FrozenInstanceError"
+    )
+    exports["dataclass"] = dataclass
+    return exports
+
+
+# --- typing ------------------------------------------------------------------------
+
+
+def _typing() -> dict[str, Any]:
+    exports = _pick(
+        typing,
+        """Any List Dict Tuple Set FrozenSet Optional Union Callable Iterable Iterator
+        Sequence Mapping Type Literal TypeVar cast Generator Final ClassVar
+        TYPE_CHECKING""",
+    )
+    # `List[int]`, `Optional[Tensor]`, `Dict[str, List[int]]`: subscripting the forms and
+    # the aliases they make is harmless.
+    forms = exports
+    samples = [forms["List"][int], forms["Optional"][int], forms["Callable"][[int], int]]
+    samples += [forms["Tuple"][int, ...], forms["Literal"][1], forms["Dict"][str, int]]
+    samples += [forms["Union"][int, str]]
+    for value in [*exports.values(), *samples]:
+        if not isinstance(value, type):
+            policy.EXTRA_GETITEM.add(type(value))
+    policy.clear_caches()
+    return exports
+
+
+# --- copy, warnings ----------------------------------------------------------------
+
+
+def _copy() -> dict[str, Any]:
+    return _pick(copy, "copy deepcopy")
+
+
+def _warnings() -> dict[str, Any]:
+    guards.CONTEXT_TYPES.add(warnings.catch_warnings)
+    return _pick(warnings, "warn filterwarnings simplefilter resetwarnings catch_warnings")
+
+
+def _expose(exports: dict[str, Any]) -> dict[str, Any]:
+    for value in exports.values():
+        if callable(value):
+            policy.expose(value)
+    return exports
+
+
+#: Module name -> the builder of its exports.
+BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
+    "os": _os,
+    "sys": _sys,
+    "time": _time,
+    "collections": _collections,
+    "itertools": _itertools,
+    "functools": _functools,
+    "dataclasses": _dataclasses,
+    "typing": _typing,
+    "copy": _copy,
+    "warnings": _warnings,
+}
