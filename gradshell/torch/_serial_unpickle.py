@@ -78,11 +78,14 @@ def _rebuild_tensor_v2(
             f"{array.size * array.itemsize}"
         )
     item = array.itemsize
-    view = np.lib.stride_tricks.as_strided(
-        array[offset:] if array.size else array,
-        shape=size,
+    # A view whose base is the storage array itself, so views loaded from one storage
+    # keep sharing it (and storage_offset() reads as saved).
+    view = np.ndarray(
+        size,
+        dtype=array.dtype,
+        buffer=array,
+        offset=offset * item if needed else 0,
         strides=tuple(s * item for s in stride),
-        writeable=True,
     )
     t = wrap(view, dtypes.from_numpy(array.dtype))
     if requires_grad:

@@ -1,0 +1,187 @@
+"""torch.save / torch.load: PyTorch's zip format in both directions (files written by
+gradshell load in real PyTorch and back), weights_only semantics and messages, and a
+loader that refuses to run code from a crafted file."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import zipfile
+
+import pytest
+
+from gradshell import torch as gtorch
+from gradshell.torch import serialization
+
+# Writes a checkpoint with `torch` (either library) into `path`.
+WRITE = """
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+net(torch.ones(4, 3)).sum().backward()
+opt.step()
+base = torch.arange(12.).reshape(3, 4)
+torch.save({
+    'model': net.state_dict(), 'opt': opt.state_dict(), 'epoch': 3,
+    'p': torch.nn.Parameter(torch.ones(2)), 'h': torch.ones(3, dtype=torch.float16),
+    'i': torch.arange(4, dtype=torch.int32), 'b': torch.tensor([True, False]),
+    'base': base, 'row': base[1], 't': base.t(), 'e': torch.empty(0, 3),
+    's': torch.tensor(2.5, dtype=torch.float64), 'g': torch.ones(2, requires_grad=True),
+    'bytes': b'xy', 'set': {1, 2}, 'tuple': (1, 'a'), 'dtype': torch.int64,
+    'size': torch.Size([2, 3]), 'device': torch.device('cpu'),
+}, path)
+torch.save(net, module_path)
+"""
+
+# Reads it back with `torch` and prints what it finds.
+READ = """
+ck = torch.load(path)
+for k, v in ck.items():
+    print(k, v)
+print(ck['t'].stride(), ck['t'].is_contiguous(), ck['row'].storage_offset())
+ck['base'][1, 0] = 100.
+print(ck['row'], ck['t'][0])
+model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))
+print(model.load_state_dict(ck['model']))
+print(model(torch.ones(1, 3)))
+try:
+    torch.load(module_path)
+except Exception as e:
+    print(type(e).__name__, str(e))
+net = torch.load(module_path, weights_only=False)
+print(net, type(net), net.training)
+print(net(torch.ones(2, 3)))
+"""
+
+
+def _printed(source: str, torch_mod, **names) -> str:
+    import contextlib
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(source, {"torch": torch_mod, **names})  # noqa: S102 - the tests' own programs
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("writer", ["gradshell", "pytorch"])
+@pytest.mark.parametrize("reader", ["gradshell", "pytorch"])
+def test_files_cross_between_gradshell_and_pytorch(real_torch, tmp_path, writer, reader):
+    libs = {"gradshell": gtorch, "pytorch": real_torch}
+    names = {"path": str(tmp_path / "ck.pt"), "module_path": str(tmp_path / "net.pt")}
+    _printed(WRITE, libs[writer], **names)
+    expected = _printed(READ, real_torch, **names) if writer == "pytorch" else None
+    got = _printed(READ, libs[reader], **names)
+    if expected is None:
+        _printed(WRITE, real_torch, **names)
+        expected = _printed(READ, real_torch, **names)
+    assert "Weights only load failed" in expected
+    assert got == expected
+
+
+def test_the_archive_is_laid_out_as_pytorchs(tmp_path):
+    path = tmp_path / "weights.pt"
+    gtorch.save({"w": gtorch.ones(3), "v": gtorch.zeros(2, dtype=gtorch.int64)}, path)
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        names = [i.filename for i in infos]
+        assert names == [
+            "weights/data.pkl",
+            "weights/.format_version",
+            "weights/.storage_alignment",
+            "weights/byteorder",
+            "weights/data/0",
+            "weights/data/1",
+            "weights/version",
+            "weights/.data/serialization_id",
+        ]
+        assert zf.read("weights/version") == b"3\n"
+        assert zf.read("weights/byteorder") == b"little"
+    for info in infos:
+        assert info.compress_type == zipfile.ZIP_STORED
+        data_start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+        assert data_start % 64 == 0
+    buf = io.BytesIO()
+    gtorch.save(gtorch.ones(1), buf)
+    assert zipfile.ZipFile(io.BytesIO(buf.getvalue())).namelist()[0] == "archive/data.pkl"
+
+
+def test_round_trip_through_a_buffer_keeps_views_and_parameters():
+    base = gtorch.arange(6.0).reshape(2, 3)
+    p = gtorch.nn.Parameter(gtorch.ones(2))
+    buf = io.BytesIO()
+    gtorch.save([base, base[1], p, p], buf)
+    buf.seek(0)
+    a, row, q, q2 = gtorch.load(buf)
+    assert row.tolist() == [3.0, 4.0, 5.0]
+    a[1, 1] = -1.0
+    assert row.tolist() == [3.0, -1.0, 5.0]  # still a view of the same storage
+    assert type(q) is gtorch.nn.Parameter and q.requires_grad and q is q2
+
+
+def test_modules_need_weights_only_false():
+    buf = io.BytesIO()
+    gtorch.save(gtorch.nn.Linear(2, 1), buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match=r"GLOBAL torch.nn.modules.linear.Linear"):
+        gtorch.load(buf)
+    buf.seek(0)
+    with serialization.safe_globals([gtorch.nn.Linear]):
+        assert isinstance(gtorch.load(buf), gtorch.nn.Linear)
+    assert serialization.get_safe_globals() == []
+    with pytest.raises(RuntimeError, match="explicit pickle_module"):
+        gtorch.load(buf, pickle_module=pickle, weights_only=True)
+
+
+def _archive(payload: bytes, storages: dict | None = None) -> io.BytesIO:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", payload)
+        for key, raw in (storages or {}).items():
+            zf.writestr(f"archive/data/{key}", raw)
+    buf.seek(0)
+    return buf
+
+
+class _Shell:
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("echo owned",))
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_a_crafted_file_cannot_run_code(weights_only):
+    for payload in (
+        pickle.dumps(_Shell(), protocol=2),
+        b"cos\nsystem\n(S'echo owned'\ntR.",
+        b"(S'echo owned'\nios\nsystem\n.",  # INST opcode
+        b"\x80\x02cbuiltins\neval\nX\x04\x00\x00\x001+1\x85R.",
+    ):
+        with pytest.raises(pickle.UnpicklingError):
+            gtorch.load(_archive(payload), weights_only=weights_only)
+
+
+def test_out_of_bounds_tensor_views_are_refused():
+    # a 4-element storage viewed as 100 elements
+    payload = (
+        b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n((X\x07\x00\x00\x00storage"
+        b"ctorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpuK\x04tQK\x00K\x64\x85K"
+        b"\x01\x85\x89ccollections\nOrderedDict\n)RtR."
+    )
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size 16"):
+        gtorch.load(_archive(payload, {"0": b"\x00" * 16}))
+
+
+def test_weights_only_message_matches_pytorch(real_torch, tmp_path):
+    path = str(tmp_path / "lin.pt")
+    real_torch.save(real_torch.nn.Linear(2, 1), path)
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        real_torch.load(path)
+    with pytest.raises(pickle.UnpicklingError) as ours:
+        gtorch.load(path)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_legacy_format_is_refused_by_name():
+    with pytest.raises(NotImplementedError, match="legacy"):
+        gtorch.load(io.BytesIO(pickle.dumps({"a": 1})))
