@@ -6,6 +6,9 @@
 2. What checking and guarding add to one statement: `Session.run_cell(stmt)` against
    running the same code directly with `exec` (target: under 100 µs), and the cost of
    the guards inside a loop.
+3. What the sandboxed kernel process adds to one statement: `KernelSession.run_cell`
+   (the pipe round trip, the JSON, the kernel's bookkeeping) against the in-process
+   `Session.run_cell` (target: under 1 ms), and a kernel's start until it is ready.
 
 Run: `uv run python bench/bench_shell.py`.
 """
@@ -18,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(__file__))
 from common import fmt_time, per_call, table  # noqa: E402
@@ -150,6 +154,52 @@ def per_statement() -> list[tuple]:
     return rows
 
 
+def kernel_per_statement() -> list[tuple]:
+    from gradshell.kernel.client import KernelSession
+    from gradshell.shell.session import Session
+
+    setup = "import torch\nx = torch.ones(2, 2, requires_grad=True)\na = 3"
+    session = Session(viz=False)
+    session.run_cell(setup)
+    rows = []
+    with tempfile.TemporaryDirectory() as where:
+        from gradshell.shell.files import PathPolicy
+
+        kernel = KernelSession(viz=False, policy=PathPolicy(Path(where)))
+        try:
+            kernel.run_cell(setup)
+            for stmt in STATEMENTS:
+                inproc = per_call(lambda s=stmt: session.run_cell(s))
+                remote = per_call(lambda s=stmt: kernel.run_cell(s))
+                rows.append(
+                    (
+                        stmt,
+                        fmt_time(inproc),
+                        fmt_time(remote),
+                        fmt_time(remote - inproc),
+                        f"{remote / inproc:.1f}x",
+                    )
+                )
+        finally:
+            kernel.close()
+    return rows
+
+
+def kernel_start() -> list[tuple]:
+    from gradshell.kernel.client import KernelSession
+    from gradshell.shell.files import PathPolicy
+
+    times = []
+    with tempfile.TemporaryDirectory() as where:
+        for _ in range(RUNS):
+            t0 = time.perf_counter()
+            kernel = KernelSession(viz=True, policy=PathPolicy(Path(where)))
+            kernel.wait_ready()
+            times.append(time.perf_counter() - t0)
+            kernel.close()
+    return [("kernel: start, import, confine, ready", fmt_s(statistics.median(times)))]
+
+
 LOOP = "acc = 0\nfor i in range(2000):\n    acc = acc + i * 2\n    v = w.shape[0]\n"
 
 
@@ -185,6 +235,15 @@ def main() -> None:
             ("statement", "exec(code)", "exec(source)", "run_cell", "added", "ratio"),
         )
     )
+    print("\n## One statement through the sandboxed kernel (target: added < 1 ms)\n")
+    print(
+        table(
+            kernel_per_statement(),
+            ("statement", "Session.run_cell", "KernelSession.run_cell", "added", "ratio"),
+        )
+    )
+    print("\n## Kernel start (in the background while the first prompt waits for input)\n")
+    print(table(kernel_start(), ("what", "wall")))
     print("\n## Guards inside a loop\n")
     print(
         table(guards_in_a_loop(), ("program", "exec", "run_cell", "ratio", "added per iteration"))

@@ -108,6 +108,10 @@ def _subcommand(name: str, argv: list[str]) -> int:
 
 def device_description() -> str:
     """The active default device: 'cpu (NumPy)' or 'cuda:0 (CuPy, <GPU>)'."""
+    if "gradshell.ops.creation" not in sys.modules:
+        # Nothing in this (front-end) process chose another device; importing the ops
+        # only to read the default would slow the first prompt down.
+        return "cpu (NumPy)"
     from gradshell.shell.device import describe_default_device
 
     return describe_default_device()
@@ -120,7 +124,9 @@ def banner(style: str, prompt: str, unsafe: bool) -> str:
         f"style: {style} | prompt: {prompt} | device: {device_description()}",
         "Type %help for the shell's commands, Ctrl-D to exit.",
     ]
-    if unsafe:
+    if not unsafe:
+        lines.append("Your code runs in a sandboxed kernel process (%sandbox shows how).")
+    else:
         lines.append("UNSAFE MODE IS ON: code runs as unrestricted Python (--unsafe).")
     return "\n".join(lines) + "\n"
 

@@ -55,7 +55,9 @@ def test_device_magic_moves_creation_to_the_gpu(fake_gpu):
 
 
 def test_cli_device_flag(fake_gpu, capsys):
-    assert cli.main(["--device", "cuda", "-c", "import torch; print(torch.zeros(1).device)"]) == 0
+    # The fake GPU lives in this process, so run the code here (--unsafe), not in a kernel.
+    program = "import torch; print(torch.zeros(1).device)"
+    assert cli.main(["--unsafe", "--device", "cuda", "-c", program]) == 0
     assert capsys.readouterr().out == "cuda:0\n"
     assert "cuda:0" in cli.banner("modern", "python", False)
 
