@@ -504,11 +504,20 @@ class Session(Prompts):
         record = True
         outer_errors, self._nested_errors = self._nested_errors, []
         try:
-            record, error = magics.run_magic(self, source.strip())
+            # A magic's own work (%graph, %explain of a huge graph) has the statement's
+            # time limit too.
+            with limits.time_limit(self.time_limit):
+                record, error = magics.run_magic(self, source.strip())
             if error is None and self._nested_errors:
                 error = self._nested_errors[0]
         except SessionExit as stop:
             exit_code = stop.code
+        except StatementTimeout as exc:
+            capture.write(
+                f"gradshell: stopped after {self.time_limit:g} s, the time limit for one "
+                "statement\n"
+            )
+            error = exc
         except KeyboardInterrupt as exc:
             capture.write("KeyboardInterrupt\n")
             error = exc
