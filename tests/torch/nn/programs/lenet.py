@@ -1,3 +1,5 @@
+# ruff: noqa: UP008, E402 - the tutorial's own code, as a learner copies it
+# fmt: off
 # The official PyTorch "Neural Networks" tutorial (LeNet), written out as a learner types it,
 # with a seed so the numbers can be compared.
 import torch
