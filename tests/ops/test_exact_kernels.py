@@ -188,3 +188,28 @@ def test_sigmoid_float64_random_and_special():
     x[:24] = SPECIAL.astype(np.float64)
     x[24:30] = [708.0, 709.9, -745.2, -1000.5, 5e-324, -5e-324]
     _assert_bitwise(E.sigmoid(x), torch.sigmoid(torch.from_numpy(x)).numpy())
+
+
+# -- backward kernels ------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [5, 33, 45, 1000, 40000])
+def test_backward_kernels_bitwise(dtype, n):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 4).astype(dtype)
+    g = rng.standard_normal(n).astype(dtype)
+    y = np.tanh(x).astype(dtype)
+    tg, tx, ty = (torch.from_numpy(a) for a in (g, x, y))
+    _assert_bitwise(E.tanh_backward(g, y), torch.ops.aten.tanh_backward(tg, ty).numpy())
+    s = E.sigmoid(x)
+    want = torch.ops.aten.sigmoid_backward(tg, torch.from_numpy(s)).numpy()
+    _assert_bitwise(E.sigmoid_backward(g, s), want)
+    for beta, threshold in [(1.0, 20.0), (2.0, 3.0)]:
+        want = torch.ops.aten.softplus_backward(tg, tx, beta, threshold).numpy()
+        _assert_bitwise(E.softplus_backward(g, x, beta, threshold), want)
+
+
+def test_lookup_pair_guards():
+    a = np.ones(3, np.float32)
+    assert kernels.lookup_pair("tanh_backward", a, a) is E.tanh_backward
+    assert kernels.lookup_pair("tanh_backward", a, a.astype(np.float64)) is None
+    assert kernels.lookup_pair("tanh_backward", a, np.ones(4, np.float32)) is None

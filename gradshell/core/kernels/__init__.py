@@ -28,6 +28,9 @@ _KERNELS = {
     "cos": elementwise.cos,
     "sigmoid": elementwise.sigmoid,
     "softplus": elementwise.softplus,
+    "sigmoid_backward": elementwise.sigmoid_backward,
+    "tanh_backward": elementwise.tanh_backward,
+    "softplus_backward": elementwise.softplus_backward,
 }
 
 
@@ -43,6 +46,16 @@ def is_exact() -> bool:
     return _exact
 
 
+def lookup_pair(name: str, a, b):
+    """The exact two-array kernel `name` (a backward) for same-shaped, same-dtype NumPy
+    float arrays `a` and `b`, else None."""
+    if not isinstance(b, np.ndarray) or getattr(a, "shape", None) != b.shape:
+        return None
+    if getattr(a, "dtype", None) != b.dtype:
+        return None
+    return lookup(name, a)
+
+
 def lookup(name: str, data):
     """The exact kernel for op `name` on array `data`, or None to use NumPy's ufunc.
 
@@ -56,4 +69,4 @@ def lookup(name: str, data):
     return _KERNELS.get(name)
 
 
-__all__ = ["is_exact", "lookup", "set_exact"]
+__all__ = ["is_exact", "lookup", "lookup_pair", "set_exact"]

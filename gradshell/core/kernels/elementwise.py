@@ -25,8 +25,9 @@ import functools
 
 import numpy as np
 
-from gradshell.core.kernels import libm, sleef_f32, sleef_f64
-from gradshell.core.kernels.loops import vec_and_scalar
+from gradshell.core.fma import fma64
+from gradshell.core.kernels import fp32, libm, sleef_f32, sleef_f64
+from gradshell.core.kernels.loops import vec_and_scalar, vec_and_scalar2
 
 F32 = np.float32
 
@@ -148,3 +149,39 @@ def softplus(x: np.ndarray, beta: float = 1.0, threshold: float = 20.0) -> np.nd
         return np.where(bv > th, v, soft)
 
     return vec_and_scalar(x, vec, scalar)
+
+
+# -- backward kernels ----------------------------------------------------------------------
+def sigmoid_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch's sigmoid_backward: (g * (1 - y)) * y, in that order."""
+    return (g * (y.dtype.type(1) - y)) * y
+
+
+def tanh_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch's tanh_backward: g * (1 - y*y), where GCC fuses 1 - y*y into one FMA (on the
+    vector and the scalar path alike)."""
+    one = y.dtype.type(1)
+    fused = fp32.fma(-y, y, one) if _is32(y) else fma64(-y, y, one)
+    return g * fused
+
+
+def softplus_backward(
+    g: np.ndarray, x: np.ndarray, beta: float = 1.0, threshold: float = 20.0
+) -> np.ndarray:
+    """torch's softplus_backward: g*z/(z+1) with z = exp(beta*x), g where beta*x > threshold."""
+    t = x.dtype.type
+    b, th, one = t(beta), t(threshold), t(1)
+
+    def vec(gv, xv):
+        with np.errstate(all="ignore"):
+            bx = xv * b
+            z = (sleef_f32.expf if _is32(xv) else sleef_f64.expd)(bx)
+            return np.where(bx > th, gv, gv * z / (z + one))
+
+    def scalar(gv, xv):
+        with np.errstate(all="ignore"):
+            bx = xv * b
+            z = libm.call("exp", bx)
+            return np.where(bx > th, gv, gv * z / (z + one))
+
+    return vec_and_scalar2(np.ascontiguousarray(g), np.ascontiguousarray(x), vec, scalar)

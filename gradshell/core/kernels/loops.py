@@ -57,3 +57,16 @@ def vec_and_scalar(x: np.ndarray, vec_fn, scalar_fn) -> np.ndarray:
         out[~mask] = vec_fn(flat[~mask])
         out[mask] = scalar_fn(flat[mask])
     return out.reshape(x.shape, order=order)
+
+
+def vec_and_scalar2(a: np.ndarray, b: np.ndarray, vec_fn, scalar_fn) -> np.ndarray:
+    """``vec_and_scalar`` for a kernel of two same-shaped C-ordered arrays."""
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    mask = scalar_mask(fa.size, fa.dtype)
+    out = np.empty_like(fa)
+    if not mask.any():
+        out[:] = vec_fn(fa, fb)
+    else:
+        out[~mask] = vec_fn(fa[~mask], fb[~mask])
+        out[mask] = scalar_fn(fa[mask], fb[mask])
+    return out.reshape(a.shape)
