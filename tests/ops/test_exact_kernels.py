@@ -213,3 +213,24 @@ def test_lookup_pair_guards():
     assert kernels.lookup_pair("tanh_backward", a, a) is E.tanh_backward
     assert kernels.lookup_pair("tanh_backward", a, a.astype(np.float64)) is None
     assert kernels.lookup_pair("tanh_backward", a, np.ones(4, np.float32)) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(_arrays())
+def test_log_sigmoid_bitwise(x):
+    _assert_bitwise(E.log_sigmoid(x), F.logsigmoid(torch.from_numpy(x)).numpy())
+
+
+@pytest.mark.parametrize("pos_weight", [None, 3.0])
+def test_bce_with_logits_elementwise(pos_weight):
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal(77) * 5).astype(np.float32)
+    t = rng.uniform(0, 1, 77).astype(np.float32)
+    pw = None if pos_weight is None else np.full(77, pos_weight, np.float32)
+    want = F.binary_cross_entropy_with_logits(
+        torch.from_numpy(x),
+        torch.from_numpy(t),
+        reduction="none",
+        pos_weight=None if pw is None else torch.from_numpy(pw),
+    ).numpy()
+    _assert_bitwise(E.bce_with_logits(x, t, pw), want)

@@ -28,6 +28,8 @@ _KERNELS = {
     "cos": elementwise.cos,
     "sigmoid": elementwise.sigmoid,
     "softplus": elementwise.softplus,
+    "log_sigmoid": elementwise.log_sigmoid,
+    "bce_with_logits": elementwise.bce_with_logits,
     "sigmoid_backward": elementwise.sigmoid_backward,
     "tanh_backward": elementwise.tanh_backward,
     "softplus_backward": elementwise.softplus_backward,

@@ -151,6 +151,36 @@ def softplus(x: np.ndarray, beta: float = 1.0, threshold: float = 20.0) -> np.nd
     return vec_and_scalar(x, vec, scalar)
 
 
+def _vexp(x: np.ndarray) -> np.ndarray:
+    return (sleef_f32.expf if _is32(x) else sleef_f64.expd)(x)
+
+
+def _vlog1p(x: np.ndarray) -> np.ndarray:
+    if _is32(x):
+        return sleef_f32.log1pf(x)
+    with np.errstate(all="ignore"):
+        return np.log1p(x)  # Sleef's double log1p is not reproduced yet
+
+
+@_flat
+def log_sigmoid(x: np.ndarray) -> np.ndarray:
+    """torch.nn.functional.logsigmoid: min(x, 0) - log1p(exp(-|x|)), every element on the
+    vector path (its kernel loads the tail as a partial vector)."""
+    with np.errstate(all="ignore"):
+        return np.minimum(x, x.dtype.type(0)) - _vlog1p(_vexp(-np.abs(x)))
+
+
+def bce_with_logits(x: np.ndarray, t: np.ndarray, pos_weight=None) -> np.ndarray:
+    """The elementwise loss of binary_cross_entropy_with_logits as PyTorch composes it:
+    (1 - t) * x - log_sigmoid(x), or with pos_weight p: (1 - t) * x - ((p - 1) * t + 1) *
+    log_sigmoid(x)."""
+    one = x.dtype.type(1)
+    ls = log_sigmoid(x)
+    if pos_weight is None:
+        return (one - t) * x - ls
+    return (one - t) * x - ((pos_weight - one) * t + one) * ls
+
+
 # -- backward kernels ----------------------------------------------------------------------
 def sigmoid_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     """torch's sigmoid_backward: (g * (1 - y)) * y, in that order."""
