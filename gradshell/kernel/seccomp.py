@@ -1,0 +1,188 @@
+"""seccomp-bpf: refuse the system calls a learner's code never needs, for every thread.
+
+The filter is a short classic-BPF program the kernel runs on each system call. It kills
+the process on a foreign calling convention (a wrong audit architecture, or x86_64's x32
+numbers), refuses new processes, program execution, tracing, mounts, namespaces, kernel
+keyrings, BPF, io_uring and module loading with EPERM, lets `clone` through only for new
+threads, lets `socket`/`socketpair` through only for AF_UNIX, and allows everything else.
+`clone3` answers ENOSYS: its flags live in memory a filter cannot read, and glibc then
+falls back to `clone`, whose flags it can.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+
+from gradshell.kernel import linux
+
+# Refused with EPERM whatever their arguments; a name absent on this architecture is skipped.
+DENIED = (
+    "execve",
+    "execveat",
+    "fork",
+    "vfork",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "userfaultfd",
+    "personality",
+    # The new mount API, and two ways around path checks: file handles (which
+    # CAP_DAC_READ_SEARCH would otherwise open by inode) and stealing another process's fds.
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "open_by_handle_at",
+    "pidfd_getfd",
+    "acct",
+)
+
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+X32_SYSCALL_BIT = 0x40000000
+CLONE_THREAD = 0x00010000
+AF_UNIX = 1
+
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_TSYNC = 1
+SECCOMP_RET_KILL_PROCESS = 0x80000000
+SECCOMP_RET_ERRNO = 0x00050000
+SECCOMP_RET_ALLOW = 0x7FFF0000
+PR_GET_SECCOMP = 21
+PR_SET_SECCOMP = 22
+
+# Classic BPF opcodes (linux/filter.h).
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_JSET_K = 0x45
+_RET_K = 0x06
+
+# Offsets in struct seccomp_data: int nr; u32 arch; u64 ip; u64 args[6]. Both supported
+# architectures are little-endian, so an argument's low 32 bits sit at its offset.
+_NR, _ARCH, _ARG0 = 0, 4, 16
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_uint16),
+        ("jt", ctypes.c_uint8),
+        ("jf", ctypes.c_uint8),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def available() -> str | None:
+    """None when a filter can be installed here; otherwise why not, in words."""
+    machine = linux.arch()
+    if machine is None:
+        return "not available: seccomp filter known for x86_64 and aarch64 only"
+    try:
+        linux.prctl(PR_GET_SECCOMP)
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            return "not available: kernel without seccomp"
+        raise
+    return None
+
+
+def program(machine: str) -> list[tuple[int, int, int, int]]:
+    """The filter for `machine` as (code, jt, jf, k) instructions."""
+    calls = linux.SYSCALLS[machine]
+    deny = SECCOMP_RET_ERRNO | errno.EPERM
+    insns = [
+        (_LD_W_ABS, 0, 0, _ARCH),
+        (_JEQ_K, 1, 0, AUDIT_ARCH[machine]),
+        (_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS),
+        (_LD_W_ABS, 0, 0, _NR),
+    ]
+    if machine == "x86_64":
+        # x32 system calls are x86_64 numbers with this bit set: another table, refused.
+        insns += [(_JGE_K, 0, 1, X32_SYSCALL_BIT), (_RET_K, 0, 0, deny)]
+    for name in DENIED:
+        if name in calls:
+            insns += [(_JEQ_K, 0, 1, calls[name]), (_RET_K, 0, 0, deny)]
+    insns += [(_JEQ_K, 0, 1, calls["clone3"]), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS)]
+    # clone(flags, ...): a thread shares the process (CLONE_THREAD); anything else is a process.
+    insns += [
+        (_JEQ_K, 0, 4, calls["clone"]),
+        (_LD_W_ABS, 0, 0, _ARG0),
+        (_JSET_K, 0, 1, CLONE_THREAD),
+        (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        (_RET_K, 0, 0, deny),
+    ]
+    # socket(family, ...) and socketpair(family, ...): Unix sockets only (pipes between
+    # threads, multiprocessing-style helpers); no network family of any kind. Each block
+    # is entered with A = nr, and its jump past itself leaves A untouched for the next.
+    for name in ("socket", "socketpair"):
+        insns += [
+            (_JEQ_K, 0, 4, calls[name]),
+            (_LD_W_ABS, 0, 0, _ARG0),
+            (_JEQ_K, 0, 1, AF_UNIX),
+            (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+            (_RET_K, 0, 0, deny),
+        ]
+    insns.append((_RET_K, 0, 0, SECCOMP_RET_ALLOW))
+    return insns
+
+
+def install() -> str:
+    """Install the filter on every thread of the process (no_new_privs must be set).
+
+    Returns one line saying what holds; raises OSError if the kernel refuses.
+    """
+    machine = linux.arch()
+    assert machine is not None, "call available() first"
+    insns = program(machine)
+    filters = (_SockFilter * len(insns))(*(_SockFilter(*insn) for insn in insns))
+    prog = _SockFprog(len(insns), filters)
+    try:
+        # TSYNC: threads that already exist (a BLAS pool, say) get the filter too.
+        synced = linux.syscall(
+            "seccomp",
+            ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
+            ctypes.c_uint(SECCOMP_FILTER_FLAG_TSYNC),
+            ctypes.byref(prog),
+        )
+    except OSError as exc:
+        if exc.errno != errno.ENOSYS:
+            raise
+        # Kernels before 3.17 have only the prctl form, which filters this thread alone.
+        linux.prctl(PR_SET_SECCOMP, 2, ctypes.addressof(prog))
+        synced = 0
+    if synced:
+        raise OSError(errno.EBUSY, f"seccomp: thread {synced} could not take the filter")
+    return (
+        f"{len(insns)}-instruction filter on every thread: no new processes or programs "
+        "(fork, exec, clone without CLONE_THREAD), no ptrace, mounts, namespaces, keyrings, "
+        "BPF, io_uring or modules; socket() for AF_UNIX only"
+    )

@@ -1,0 +1,361 @@
+"""The kernel's OS sandbox (`gradshell.kernel.confine`), attacked from inside.
+
+Every confined test runs in a fresh `python -c` child that imports NumPy and
+`gradshell.torch`, confines itself, prints its report, tries one kind of attack and
+prints what happened — the pytest process itself is never confined. Where a layer is
+missing on the machine, the test checks that the report says so instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gradshell.kernel import confine as confine_module
+from gradshell.kernel import landlock, linux, seccomp
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
+
+LANDLOCK = landlock.abi_version() if sys.platform.startswith("linux") else None
+SECCOMP = sys.platform.startswith("linux") and seccomp.available() is None
+ROOT = os.geteuid() == 0
+
+PRELUDE = """
+import json, os, sys, threading
+from pathlib import Path
+import numpy as np
+import gradshell.torch as torch
+from gradshell.kernel.confine import ConfinePolicy, confine, default_read_dirs
+
+args = json.loads(sys.argv[1])
+scratch = Path(args["scratch"])
+threads_before = len(os.listdir("/proc/self/task"))
+report = confine(ConfinePolicy(
+    scratch_dir=scratch,
+    read_dirs=default_read_dirs(),
+    memory_bytes=args.get("memory_bytes", 4 << 30),
+    cpu_seconds=60,
+    max_file_bytes=args.get("max_file_bytes", 256 << 20),
+    max_open_files=256,
+))
+print(json.dumps(report.layers))
+results = {}
+
+def attempt(name, action):
+    try:
+        results[name] = {"ok": True, "value": action()}
+    except BaseException as exc:
+        results[name] = {"ok": False, "error": type(exc).__name__,
+                         "errno": getattr(exc, "errno", None)}
+"""
+
+EPILOGUE = """
+print(json.dumps(results, default=repr))
+"""
+
+
+@pytest.fixture
+def open_dir():
+    """A directory anyone may read and write, directly under /tmp: outside every read
+    tree, so only Landlock (not file modes) can keep the confined child out of it."""
+    folder = Path(tempfile.mkdtemp(prefix="gradshell-confine-", dir="/tmp"))
+    folder.chmod(0o777)
+    secret = folder / "secret.txt"
+    secret.write_text("not for the sandbox\n")
+    secret.chmod(0o666)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_confined(tmp_path: Path, attack: str, **policy) -> tuple[dict, dict]:
+    """Run `attack` in a fresh confined child; (report layers, results by attempt name)."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    args = json.dumps({"scratch": str(scratch), **policy})
+    code = PRELUDE + textwrap.dedent(attack) + EPILOGUE
+    done = subprocess.run(
+        [sys.executable, "-c", code, args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    report_line, results_line = done.stdout.strip().splitlines()[-2:]
+    return json.loads(report_line), json.loads(results_line)
+
+
+def refused(result: dict) -> bool:
+    """The attempt failed with a permission error (EPERM or EACCES)."""
+    return not result["ok"] and result["error"] == "PermissionError"
+
+
+def test_report_names_each_layer_and_what_holds(tmp_path):
+    layers, _ = run_confined(tmp_path, "")
+    assert list(layers) == ["rlimits", "network", "privileges", "landlock", "seccomp"]
+    assert "address space 4 GiB" in layers["rlimits"]
+    assert "256 open files" in layers["rlimits"]
+    if LANDLOCK is None:
+        assert layers["landlock"].startswith("not available")
+    else:
+        assert layers["landlock"].startswith(f"ABI {LANDLOCK}: reads limited to ")
+    if SECCOMP:
+        assert "AF_UNIX only" in layers["seccomp"]
+    else:
+        assert layers["seccomp"].startswith("not available")
+    if ROOT:
+        assert layers["network"].startswith("own network namespace")
+        assert layers["privileges"].startswith("uid 65534")
+
+
+def test_writes_land_only_in_the_scratch_directory(tmp_path, open_dir):
+    layers, results = run_confined(
+        tmp_path,
+        f"""
+        attempt("inside", lambda: (scratch / "notes.txt").write_text("kept"))
+        attempt("nested", lambda: (scratch / "sub").mkdir() or (scratch / "sub" / "f").write_text("x"))
+        attempt("rename", lambda: os.rename(scratch / "notes.txt", scratch / "sub" / "n.txt"))
+        attempt("open_dir", lambda: open({str(open_dir / "new.txt")!r}, "w").write("x"))
+        attempt("overwrite", lambda: open({str(open_dir / "secret.txt")!r}, "a").write("x"))
+        attempt("tmp", lambda: open("/tmp/gradshell-confine-escape.txt", "w").write("x"))
+        attempt("devnull", lambda: open("/dev/null", "w").write("x"))
+        """,
+    )
+    assert results["inside"] == {"ok": True, "value": 4}
+    assert results["nested"]["ok"] and results["rename"]["ok"]
+    assert (tmp_path / "scratch" / "sub" / "n.txt").read_text() == "kept"
+    assert results["devnull"]["ok"]
+    if LANDLOCK is not None:
+        # /tmp lets anyone create files, and open_dir lets anyone write: only Landlock refuses.
+        assert refused(results["tmp"])
+        assert refused(results["open_dir"]) and refused(results["overwrite"])
+        assert not (open_dir / "new.txt").exists()
+        assert (open_dir / "secret.txt").read_text() == "not for the sandbox\n"
+    else:
+        assert layers["landlock"].startswith("not available")
+
+
+def test_reads_stay_inside_the_read_trees(tmp_path, open_dir):
+    layers, results = run_confined(
+        tmp_path,
+        f"""
+        attempt("passwd", lambda: open("/etc/passwd").read())
+        attempt("open_dir", lambda: open({str(open_dir / "secret.txt")!r}).read())
+        attempt("listing", lambda: os.listdir("/etc"))
+        attempt("stdlib", lambda: __import__("decimal").Decimal("1.5") * 2 and "imported")
+        attempt("own_status", lambda: "Seccomp" in open("/proc/self/status").read())
+        """,
+    )
+    # Lazy imports from the standard library and /proc/self keep working.
+    assert results["stdlib"] == {"ok": True, "value": "imported"}
+    assert results["own_status"] == {"ok": True, "value": True}
+    if LANDLOCK is not None:
+        assert refused(results["passwd"])
+        assert refused(results["open_dir"])
+        assert refused(results["listing"])
+    else:
+        assert layers["landlock"].startswith("not available")
+
+
+def test_no_socket_but_unix(tmp_path):
+    layers, results = run_confined(
+        tmp_path,
+        """
+        import socket
+        attempt("inet", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+        attempt("inet_udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
+        attempt("inet6", lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM))
+        attempt("netlink", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW))
+        attempt("packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW))
+        def unix_pair():
+            a, b = socket.socketpair()
+            a.sendall(b"ping")
+            return b.recv(4).decode()
+        attempt("unix", unix_pair)
+        """,
+    )
+    assert results["unix"] == {"ok": True, "value": "ping"}
+    if SECCOMP:
+        for family in ("inet", "inet_udp", "inet6", "netlink", "packet"):
+            assert refused(results[family]), family
+    else:
+        assert layers["seccomp"].startswith("not available")
+
+
+def test_no_new_processes_or_programs(tmp_path):
+    marker = tmp_path / "scratch" / "ran.txt"
+    layers, results = run_confined(
+        tmp_path,
+        f"""
+        import subprocess
+        def fork():
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0)
+            return pid
+        attempt("fork", fork)
+        attempt("subprocess", lambda: subprocess.run(["true"]).returncode)
+        attempt("system", lambda: os.system("touch {marker}"))
+        attempt("execv", lambda: os.execv("/bin/true", ["true"]))
+        attempt("spawn", lambda: os.posix_spawn("/bin/true", ["true"], {{}}))
+        """,
+    )
+    if SECCOMP:
+        for name in ("fork", "subprocess", "execv", "spawn"):
+            assert refused(results[name]), name
+        # system() cannot start its shell: the C library answers "exit status 127".
+        assert results["system"] == {"ok": True, "value": 127 << 8}
+        assert not marker.exists()
+    else:
+        assert layers["seccomp"].startswith("not available")
+
+
+def test_threads_and_blas_threads_still_work_and_are_confined(tmp_path):
+    _, results = run_confined(
+        tmp_path,
+        """
+        box = []
+        worker = threading.Thread(target=lambda: box.append(sum(range(10))))
+        worker.start()
+        worker.join()
+        attempt("thread", lambda: box)
+        a = np.arange(512 * 512, dtype=np.float64).reshape(512, 512) / 512**2
+        attempt("matmul", lambda: float((a @ a.T).trace()))
+        attempt("expected", lambda: float((a * a).sum()))
+        attempt("threads", lambda: (threads_before, len(os.listdir("/proc/self/task"))))
+        def states():
+            found = []
+            for tid in os.listdir("/proc/self/task"):
+                fields = dict(line.split(":", 1) for line in
+                              open(f"/proc/self/task/{tid}/status").read().splitlines())
+                found.append((fields["NoNewPrivs"].strip(), fields["Seccomp"].strip()))
+            return found
+        attempt("states", states)
+        """,
+    )
+    assert results["thread"] == {"ok": True, "value": [45]}
+    assert results["matmul"]["value"] == pytest.approx(results["expected"]["value"])
+    before, after = results["threads"]["value"]
+    # OpenBLAS's pool was stopped for confine() and started again for the product.
+    assert after >= before
+    expected = ("1", "2") if SECCOMP else ("1", "0")
+    assert all(tuple(state) == expected for state in results["states"]["value"])
+
+
+def test_address_space_limit_turns_a_huge_array_into_memory_error(tmp_path):
+    _, results = run_confined(
+        tmp_path,
+        """
+        attempt("huge", lambda: np.ones(1 << 31).nbytes)
+        attempt("small", lambda: int(np.ones(1 << 20).sum()))
+        """,
+        memory_bytes=2 << 30,
+    )
+    assert results["huge"]["error"] == "MemoryError"
+    assert results["small"] == {"ok": True, "value": 1 << 20}
+
+
+def test_file_size_limit_is_an_error_not_a_kill(tmp_path):
+    _, results = run_confined(
+        tmp_path,
+        """
+        attempt("big", lambda: (scratch / "big.bin").write_bytes(b"x" * (2 << 20)))
+        """,
+        max_file_bytes=1 << 20,
+    )
+    assert results["big"]["error"] == "OSError"
+    assert results["big"]["errno"] == 27  # EFBIG
+
+
+def test_root_becomes_nobody(tmp_path):
+    _, results = run_confined(
+        tmp_path,
+        """
+        attempt("ids", lambda: (os.getuid(), os.geteuid(), os.getgid(), os.getgroups()))
+        attempt("setuid", lambda: os.setuid(0))
+        attempt("owner", lambda: scratch.stat().st_uid)
+        """,
+    )
+    uid, euid, gid, groups = results["ids"]["value"]
+    if ROOT:
+        assert (uid, euid, gid, groups) == (65534, 65534, 65534, [])
+        assert results["owner"]["value"] == 65534
+        assert refused(results["setuid"])
+    else:
+        assert uid == os.getuid()
+
+
+def test_gradshell_torch_autograd_works_after_confinement(tmp_path):
+    _, results = run_confined(
+        tmp_path,
+        """
+        def autograd():
+            x = torch.ones(2, requires_grad=True)
+            y = (x * x * 3).sum()
+            y.backward()
+            return [x.grad.tolist(), repr(y)]
+        attempt("autograd", autograd)
+        """,
+    )
+    grad, printed = results["autograd"]["value"]
+    assert grad == [6.0, 6.0]
+    assert printed == "tensor(6., grad_fn=<SumBackward0>)"
+
+
+@pytest.mark.skipif(LANDLOCK is None and not ROOT, reason="no layer here needs one thread")
+def test_confine_refuses_while_other_threads_run(tmp_path):
+    code = textwrap.dedent(
+        f"""
+        import threading
+        from pathlib import Path
+        from gradshell.kernel.confine import ConfinePolicy, confine, default_read_dirs
+        stop = threading.Event()
+        threading.Thread(target=stop.wait, name="helper").start()
+        try:
+            confine(ConfinePolicy({str(tmp_path)!r}, default_read_dirs(), None, None, 1 << 20, 64))
+        except RuntimeError as exc:
+            print("refused:", exc)
+        stop.set()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "refused: confine() must run while the process has one thread" in done.stdout
+
+
+def test_default_read_dirs_cover_python_and_gradshell_but_not_etc():
+    import gradshell
+
+    reads = [Path(os.path.realpath(p)) for p in confine_module.default_read_dirs()]
+
+    def covered(path) -> bool:
+        real = Path(os.path.realpath(path))
+        return any(real.is_relative_to(tree) for tree in reads)
+
+    assert covered(sys.base_prefix) and covered(sys.prefix)
+    assert covered(Path(gradshell.__file__).parent)
+    assert covered(json.__file__)
+    assert not covered("/etc/passwd") and not covered("/etc")
+    # No tree is listed twice, nor beneath another.
+    assert not any(a != b and a.is_relative_to(b) for a in reads for b in reads)
+    assert len(set(reads)) == len(reads)
+
+
+@pytest.mark.parametrize("machine", sorted(linux.SYSCALLS))
+def test_seccomp_program_is_well_formed(machine):
+    insns = seccomp.program(machine)
+    assert len(insns) < 4096  # BPF_MAXINSNS
+    for index, (code, jt, jf, _) in enumerate(insns):
+        if code & 0x07 == 0x05:  # a jump: both targets inside the program
+            assert index + 1 + max(jt, jf) < len(insns)
+    assert insns[-1] == (0x06, 0, 0, seccomp.SECCOMP_RET_ALLOW)
+    constants = {k for code, _, _, k in insns if code == 0x15}
+    for name in ("execve", "clone3", "ptrace", "mount", "unshare", "bpf", "socket"):
+        assert linux.SYSCALLS[machine][name] in constants, name
