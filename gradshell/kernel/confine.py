@@ -203,7 +203,11 @@ def _stop_blas_threads() -> None:
     for path in sorted(libraries):
         if "openblas" not in Path(path).name.lower():
             continue
-        shutdown = getattr(ctypes.CDLL(path), "blas_thread_shutdown_", None)
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:  # a mapping of a file since deleted or replaced
+            continue
+        shutdown = getattr(library, "blas_thread_shutdown_", None)
         if shutdown is not None:
             shutdown()
 
