@@ -139,13 +139,6 @@ def test_worker_processes_are_refused_by_name():
         gdata.DataLoader([1, 2], num_workers=2)
 
 
-def test_unsupported_names_say_so():
-    with pytest.raises(NotImplementedError, match="torch.utils.data.WeightedRandomSampler"):
-        _ = gdata.WeightedRandomSampler
-    with pytest.raises(AttributeError):
-        _ = gdata.NoSuchThing
-
-
 def test_class_names_read_as_pytorchs():
     assert repr(gdata.DataLoader) == "<class 'torch.utils.data.dataloader.DataLoader'>"
     assert repr(gdata.TensorDataset) == "<class 'torch.utils.data.dataset.TensorDataset'>"
@@ -176,3 +169,8 @@ def test_d2l_style_linear_regression_script_prints_what_pytorch_prints(real_torc
     expected = run_in_pytorch(script)
     assert "epoch 3" in expected
     assert run_in_gradshell(script) == expected
+
+
+def test_pin_memory_without_an_accelerator_warns_as_pytorch_does():
+    with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no accel"):
+        assert [b.tolist() for b in gdata.DataLoader([1, 2], pin_memory=True)] == [[1], [2]]

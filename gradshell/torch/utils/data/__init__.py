@@ -41,27 +41,3 @@ __all__ = [
     "get_worker_info",
     "random_split",
 ]
-
-# Names PyTorch's torch.utils.data has that gradshell does not offer yet.
-_NOT_YET = frozenset(
-    {
-        "WeightedRandomSampler",
-        "DistributedSampler",
-        "StackDataset",
-        "IterDataPipe",
-        "MapDataPipe",
-        "DataChunk",
-        "functional_datapipe",
-        "argument_validation",
-        "runtime_validation",
-        "runtime_validation_disabled",
-        "guaranteed_datapipes_determinism",
-        "non_deterministic",
-    }
-)
-
-
-def __getattr__(name: str):
-    if name in _NOT_YET:
-        raise NotImplementedError(f"gradshell does not support torch.utils.data.{name} yet")
-    raise AttributeError(f"module 'torch.utils.data' has no attribute '{name}'")

@@ -8,6 +8,7 @@ seeded script shuffles identically and later random draws stay in step with PyTo
 from __future__ import annotations
 
 import itertools
+import warnings
 
 from gradshell.torch.utils.data.collate import default_collate, default_convert
 from gradshell.torch.utils.data.dataset import IterableDataset
@@ -183,6 +184,24 @@ class DataLoader:
         return len(self._index_sampler)
 
 
+def _warn_pin_memory(loader: DataLoader) -> None:
+    if loader.pin_memory and loader.pin_memory_device:
+        warnings.warn(
+            "pin_memory_device is deprecated, the current accelerator will be used as the "
+            f"device,ignore pin_memory_device='{loader.pin_memory_device}'.",
+            stacklevel=3,
+        )
+    if loader.pin_memory:
+        from gradshell.torch import cuda
+
+        if not cuda.is_available():
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then device "
+                "pinned memory won't be used.",
+                stacklevel=3,
+            )
+
+
 class _SingleProcessDataLoaderIter:
     """One pass over a DataLoader, in this process."""
 
@@ -194,6 +213,7 @@ class _SingleProcessDataLoaderIter:
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._collate_fn = loader.collate_fn
+        _warn_pin_memory(loader)
         self._sampler_iter = iter(self._index_sampler)
         # Drawn (and unused here) as PyTorch draws it, to keep the global generator in step.
         self._base_seed = fresh_seed(loader.generator)
