@@ -17,7 +17,8 @@ import secrets
 import struct
 import sys
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 
 import numpy as np
 
@@ -35,6 +36,10 @@ __all__ = [
 ]
 
 DEFAULT_PROTOCOL = 2
+
+#: How save and load open a path (path, "rb"/"wb") -> binary file. The shell may replace
+#: it with one that keeps files inside the session directory.
+file_opener: Callable[[str, str], BinaryIO] = open
 _ALIGNMENT = 64
 
 UNSAFE_MESSAGE = (
@@ -70,7 +75,7 @@ def save(
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         archive = os.path.splitext(os.path.basename(path))[0]
-        with open(path, "wb") as fh:
+        with file_opener(path, "wb") as fh:
             _write_archive(fh, archive, data, storages, not _disable_byteorder_record)
     else:
         if not hasattr(f, "write"):
@@ -129,7 +134,7 @@ def load(
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
     if isinstance(f, (str, os.PathLike)):
-        with open(os.fspath(f), "rb") as fh:
+        with file_opener(os.fspath(f), "rb") as fh:
             raw = fh.read()
     else:
         raw = f.read()

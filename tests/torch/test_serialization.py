@@ -185,3 +185,17 @@ def test_weights_only_message_matches_pytorch(real_torch, tmp_path):
 def test_legacy_format_is_refused_by_name():
     with pytest.raises(NotImplementedError, match="legacy"):
         gtorch.load(io.BytesIO(pickle.dumps({"a": 1})))
+
+
+def test_paths_go_through_the_file_opener(tmp_path, monkeypatch):
+    opened = []
+
+    def opener(path, mode):
+        opened.append((path, mode))
+        return open(path, mode)  # noqa: SIM115 - returned to the caller's with-block
+
+    monkeypatch.setattr(serialization, "file_opener", opener)
+    path = str(tmp_path / "t.pt")
+    gtorch.save(gtorch.ones(2), path)
+    assert gtorch.load(path).tolist() == [1.0, 1.0]
+    assert opened == [(path, "wb"), (path, "rb")]
