@@ -1,7 +1,10 @@
-"""torch.optim: Optimizer, SGD, Adam, AdamW."""
+"""torch.optim: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, and lr_scheduler."""
 
+from gradshell.torch.optim import lr_scheduler
+from gradshell.torch.optim.adagrad import Adagrad
 from gradshell.torch.optim.adam import Adam, AdamW
 from gradshell.torch.optim.optimizer import Optimizer
+from gradshell.torch.optim.rmsprop import RMSprop
 from gradshell.torch.optim.sgd import SGD
 
-__all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
