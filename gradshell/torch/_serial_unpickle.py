@@ -156,6 +156,22 @@ def _allowed_globals() -> dict[str, object]:
 
 _ALLOWED: dict[str, object] | None = None
 
+# What weights_only=False loads besides: NumPy arrays and a few harmless builtins.
+# (NumPy's own reduce functions, found without naming numpy.core / numpy._core.)
+_NP_RECONSTRUCT = np.arange(1).__reduce__()[0]
+_NP_SCALAR = np.float64(0).__reduce__()[0]
+_TRUSTED_EXTRA: dict[str, object] = {
+    "numpy._core.multiarray._reconstruct": _NP_RECONSTRUCT,
+    "numpy.core.multiarray._reconstruct": _NP_RECONSTRUCT,
+    "numpy._core.multiarray.scalar": _NP_SCALAR,
+    "numpy.core.multiarray.scalar": _NP_SCALAR,
+    "numpy.ndarray": np.ndarray,
+    "numpy.dtype": np.dtype,
+    "builtins.frozenset": frozenset,
+    "builtins.slice": slice,
+    "builtins.range": range,
+}
+
 
 def allowed_globals() -> dict[str, object]:
     """The globals a weights-only load accepts by default (built once)."""
@@ -225,9 +241,15 @@ class TorchUnpickler(pickle._Unpickler):
         if found is None and module == "torch" and name in _UNSUPPORTED_DTYPES:
             raise NotImplementedError(f"gradshell does not support torch.{name} tensors yet")
         if found is None and not self.weights_only:
-            found = _module_class(module, name)
+            found = _TRUSTED_EXTRA.get(full_path) or _module_class(module, name)
             if found is None and module == "__main__":
                 found = _main_class(name)
+            if found is None:
+                raise pickle.UnpicklingError(
+                    f"gradshell cannot load the global {full_path}: besides tensors and plain "
+                    "data it loads torch.nn modules, NumPy arrays and classes defined in "
+                    "__main__"
+                )
         if found is None:
             raise _unsupported(full_path)
         self._callables.add(id(found))
@@ -274,7 +296,7 @@ class TorchUnpickler(pickle._Unpickler):
                 inst.__dict__.update(state)
         elif isinstance(inst, Module):
             _set_module_state(inst, state)
-        elif id(type(inst)) in self._callables and not isinstance(inst, Tensor):
+        elif self._may_build(inst):
             setstate = getattr(inst, "__setstate__", None)
             if setstate is not None:
                 setstate(state)
@@ -285,6 +307,14 @@ class TorchUnpickler(pickle._Unpickler):
                 "Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
                 f"`add_safe_globals`, but got {type(inst)}"
             )
+
+    def _may_build(self, inst) -> bool:
+        if isinstance(inst, Tensor):
+            return False
+        if self.weights_only:
+            return id(type(inst)) in self._callables
+        # NumPy builds dtypes of subclasses of the np.dtype it named (Int64DType ...)
+        return any(id(c) in self._callables for c in type(inst).__mro__[:-1])
 
     def _refuse(self):
         raise pickle.UnpicklingError("Unsupported operand in a torch.save pickle")

@@ -24,7 +24,7 @@ import numpy as np
 
 from gradshell.core.device import Device
 from gradshell.torch import _serial_pickle, _serial_unpickle
-from gradshell.torch._serial_unpickle import USER_SAFE_GLOBALS, LoadedStorage, UnsupportedGlobal
+from gradshell.torch._serial_unpickle import USER_SAFE_GLOBALS, LoadedStorage
 
 __all__ = [
     "add_safe_globals",
@@ -171,8 +171,6 @@ def _load_archive(zf: zipfile.ZipFile, map_location, weights_only: bool):
     unpickler = _serial_unpickle.TorchUnpickler(zf.read(pkl), storage, weights_only)
     try:
         result = unpickler.load()
-    except UnsupportedGlobal as e:
-        raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
     except pickle.UnpicklingError as e:
         if weights_only:
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None

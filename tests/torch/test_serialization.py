@@ -199,3 +199,18 @@ def test_paths_go_through_the_file_opener(tmp_path, monkeypatch):
     gtorch.save(gtorch.ones(2), path)
     assert gtorch.load(path).tolist() == [1.0, 1.0]
     assert opened == [(path, "wb"), (path, "rb")]
+
+
+def test_weights_only_false_loads_numpy_arrays_but_no_other_globals():
+    import numpy as np
+
+    buf = io.BytesIO()
+    gtorch.save({"a": np.arange(3), "f": frozenset([1])}, buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="numpy._core.multiarray._reconstruct"):
+        gtorch.load(buf)
+    buf.seek(0)
+    loaded = gtorch.load(buf, weights_only=False)
+    assert loaded["a"].tolist() == [0, 1, 2] and loaded["f"] == frozenset([1])
+    with pytest.raises(pickle.UnpicklingError, match="cannot load the global posix.system"):
+        gtorch.load(_archive(pickle.dumps(_Shell(), protocol=2)), weights_only=False)
