@@ -122,7 +122,7 @@ def restrict(
     """Confine this thread for good: read under `reads`, write under `writes`, no TCP.
 
     `devices` are (path, writable) pairs for device files such as /dev/null. Paths that do
-    not exist are left out. Returns one line saying what now holds. Raises OSError when the
+    not exist, and read paths this process may not even open, are left out. Returns one line saying what now holds. Raises OSError when the
     kernel refuses a step; the caller must have set no_new_privs first.
     """
     attr = _RulesetAttr(handled_access_fs=handled_fs(abi))
@@ -137,10 +137,10 @@ def restrict(
         "landlock_create_ruleset", ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)
     )
     try:
-        read_trees = _add_rules(ruleset, reads, read_rights())
-        write_trees = _add_rules(ruleset, writes, write_rights(abi))
+        read_trees, out_of_reach = _add_rules(ruleset, reads, read_rights(), may_skip=True)
+        write_trees, _ = _add_rules(ruleset, writes, write_rights(abi))
         for device, writable in devices:
-            _add_rules(ruleset, [device], device_rights(abi, write=writable))
+            _add_rules(ruleset, [device], device_rights(abi, write=writable), may_skip=True)
         linux.syscall("landlock_restrict_self", ctypes.c_int(ruleset), ctypes.c_uint32(0))
     finally:
         os.close(ruleset)
@@ -148,6 +148,9 @@ def restrict(
         f"ABI {abi}: reads limited to {read_trees} trees",
         f"writes to {_trees(write_trees, 'the scratch directory')}",
     ]
+    if out_of_reach:
+        # Not a hole: the process could not open them, so it cannot read beneath them either.
+        words[0] += f" ({len(out_of_reach)} more out of reach already: {', '.join(out_of_reach)})"
     if abi >= 4:
         words.append("TCP bind/connect denied")
     if abi >= 6:
@@ -159,13 +162,23 @@ def _trees(count: int, one: str) -> str:
     return one if count == 1 else f"{count} trees"
 
 
-def _add_rules(ruleset: int, paths: Iterable[Path], rights: int) -> int:
-    """Add one rule per existing path; how many were added."""
-    added = 0
+def _add_rules(
+    ruleset: int, paths: Iterable[Path], rights: int, *, may_skip: bool = False
+) -> tuple[int, list[str]]:
+    """Add one rule per existing path; (how many were added, paths skipped as unreadable).
+
+    With `may_skip`, a path the process may not open is skipped rather than an error.
+    """
+    added, skipped = 0, []
     for path in paths:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         except FileNotFoundError:
+            continue
+        except PermissionError:
+            if not may_skip:
+                raise
+            skipped.append(str(path))
             continue
         try:
             allowed = rights if stat.S_ISDIR(os.fstat(fd).st_mode) else rights & _FILE_RIGHTS
@@ -180,4 +193,4 @@ def _add_rules(ruleset: int, paths: Iterable[Path], rights: int) -> int:
         finally:
             os.close(fd)
         added += 1
-    return added
+    return added, skipped

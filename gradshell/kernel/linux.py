@@ -174,12 +174,21 @@ def thread_ids() -> list[int]:
 def status_field(name: str, tid: int | None = None) -> str | None:
     """One field of /proc/self/status (or of thread `tid`), e.g. 'CapEff'; None if absent."""
     where = f"/proc/self/task/{tid}/status" if tid is not None else "/proc/self/status"
-    with open(where, encoding="ascii") as status:
-        for line in status:
-            key, _, value = line.partition(":")
-            if key == name:
-                return value.strip()
+    for line in read_bytes(where).decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(":")
+        if key == name:
+            return value.strip()
     return None
+
+
+def read_bytes(path: str) -> bytes:
+    """A whole (small, /proc) file as bytes.
+
+    Bytes, because a text file would look up its codec by importing it, and the
+    confinement may run where the standard library can no longer be read.
+    """
+    with open(path, "rb") as stream:
+        return stream.read()
 
 
 def effective_capabilities() -> int:

@@ -66,6 +66,8 @@ DENIED = (
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 X32_SYSCALL_BIT = 0x40000000
 CLONE_THREAD = 0x00010000
+# CLONE_NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: a namespace.
+CLONE_NAMESPACES = 0x00000080 | 0x00020000 | 0x7E000000
 AF_UNIX = 1
 
 SECCOMP_SET_MODE_FILTER = 1
@@ -132,10 +134,12 @@ def program(machine: str) -> list[tuple[int, int, int, int]]:
         if name in calls:
             insns += [(_JEQ_K, 0, 1, calls[name]), (_RET_K, 0, 0, deny)]
     insns += [(_JEQ_K, 0, 1, calls["clone3"]), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS)]
-    # clone(flags, ...): a thread shares the process (CLONE_THREAD); anything else is a process.
+    # clone(flags, ...): a thread shares the process (CLONE_THREAD); anything else is a
+    # process. A thread in namespaces of its own is refused too.
     insns += [
-        (_JEQ_K, 0, 4, calls["clone"]),
+        (_JEQ_K, 0, 5, calls["clone"]),
         (_LD_W_ABS, 0, 0, _ARG0),
+        (_JSET_K, 2, 0, CLONE_NAMESPACES),
         (_JSET_K, 0, 1, CLONE_THREAD),
         (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
         (_RET_K, 0, 0, deny),

@@ -29,7 +29,7 @@ SECCOMP = sys.platform.startswith("linux") and seccomp.available() is None
 ROOT = os.geteuid() == 0
 
 PRELUDE = """
-import json, os, sys, threading
+import json, os, socket, subprocess, sys, threading
 from pathlib import Path
 import numpy as np
 import gradshell.torch as torch
@@ -37,10 +37,15 @@ from gradshell.kernel.confine import ConfinePolicy, confine, default_read_dirs
 
 args = json.loads(sys.argv[1])
 scratch = Path(args["scratch"])
+reads = default_read_dirs()
+if args.get("become") is not None:  # an ordinary user's kernel: no root to start with
+    os.setgroups([])
+    os.setresgid(args["become"], args["become"], args["become"])
+    os.setresuid(args["become"], args["become"], args["become"])
 threads_before = len(os.listdir("/proc/self/task"))
 report = confine(ConfinePolicy(
     scratch_dir=scratch,
-    read_dirs=default_read_dirs(),
+    read_dirs=reads,
     memory_bytes=args.get("memory_bytes", 4 << 30),
     cpu_seconds=60,
     max_file_bytes=args.get("max_file_bytes", 256 << 20),
@@ -75,10 +80,13 @@ def open_dir():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def run_confined(tmp_path: Path, attack: str, **policy) -> tuple[dict, dict]:
+def run_confined(
+    tmp_path: Path, attack: str, scratch: Path | None = None, **policy
+) -> tuple[dict, dict]:
     """Run `attack` in a fresh confined child; (report layers, results by attempt name)."""
-    scratch = tmp_path / "scratch"
-    scratch.mkdir(exist_ok=True)
+    if scratch is None:
+        scratch = tmp_path / "scratch"
+        scratch.mkdir(exist_ok=True)
     args = json.dumps({"scratch": str(scratch), **policy})
     code = PRELUDE + textwrap.dedent(attack) + EPILOGUE
     done = subprocess.run(
@@ -291,6 +299,35 @@ def test_root_becomes_nobody(tmp_path):
         assert refused(results["setuid"])
     else:
         assert uid == os.getuid()
+
+
+@pytest.mark.skipif(not ROOT, reason="the test makes its child an ordinary user")
+def test_an_ordinary_user_gets_every_layer_but_the_namespace(tmp_path, open_dir):
+    scratch = open_dir / "scratch"
+    scratch.mkdir()
+    os.chown(scratch, 65534, 65534)
+    layers, results = run_confined(
+        tmp_path,
+        f"""
+        attempt("inside", lambda: (scratch / "a.txt").write_text("ok"))
+        attempt("outside", lambda: open({str(open_dir / "b.txt")!r}, "w").write("x"))
+        attempt("passwd", lambda: open("/etc/passwd").read())
+        attempt("inet", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+        attempt("fork", os.fork)
+        a = np.ones((512, 512))
+        attempt("matmul", lambda: float((a @ a)[0, 0]))
+        """,
+        scratch=scratch,
+        become=65534,
+    )
+    assert layers["privileges"] == "uid 65534 (not root, nothing to drop); no_new_privs"
+    assert layers["network"].startswith("no network namespace (not root)")
+    assert results["inside"] == {"ok": True, "value": 2}
+    assert results["matmul"] == {"ok": True, "value": 512.0}
+    if LANDLOCK is not None:
+        assert refused(results["outside"]) and refused(results["passwd"])
+    if SECCOMP:
+        assert refused(results["inet"]) and refused(results["fork"])
 
 
 def test_gradshell_torch_autograd_works_after_confinement(tmp_path):
