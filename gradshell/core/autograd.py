@@ -95,6 +95,8 @@ class SavedTensor:
 class Node:
     """A backward function in the graph (PyTorch's grad_fn objects)."""
 
+    __module__ = "torch.autograd.graph"  # PyTorch's abstract base of all graph nodes
+
     #: Name this node's class had in PyTorch 0.2 (legacy print style), or None.
     legacy_name_02: str | None = None
     #: The 0.2 class was a Python Function (module torch.autograd.function).
@@ -110,6 +112,13 @@ class Node:
     _metadata = None
 
     next_functions: tuple = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        # PyTorch's node classes live in `builtins`: type(y.grad_fn) prints
+        # <class 'AddBackward0'>. `_gs_home` keeps the defining module for the shell's policy.
+        cls._gs_home = cls.__dict__.get("__module__")
+        cls.__module__ = "builtins"
 
     def __init__(self) -> None:
         self._seq = next(_sequence)

@@ -60,6 +60,8 @@ class _GradModeContext:
 class no_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
     """Context manager / decorator that disables graph recording."""
 
+    __module__ = "torch.autograd.grad_mode"  # as type() prints it in PyTorch
+
     def _target(self) -> bool:
         return False
 
@@ -67,12 +69,16 @@ class no_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
 class enable_grad(_GradModeContext):  # noqa: N801
     """Context manager / decorator that enables graph recording."""
 
+    __module__ = "torch.autograd.grad_mode"  # as type() prints it in PyTorch
+
     def _target(self) -> bool:
         return True
 
 
 class set_grad_enabled(_GradModeContext):  # noqa: N801
     """Enable or disable graph recording; takes effect at once, and also a context manager."""
+
+    __module__ = "torch.autograd.grad_mode"  # as type() prints it in PyTorch
 
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
@@ -104,6 +110,8 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
 
 class inference_mode(_GradModeContext):  # noqa: N801
     """Like no_grad, and marks the tensors it creates as inference tensors."""
+
+    __module__ = "torch.autograd.grad_mode"  # as type() prints it in PyTorch
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode

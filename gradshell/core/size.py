@@ -46,6 +46,7 @@ class Layout:
     """A memory layout; gradshell only has torch.strided."""
 
     __slots__ = ("name",)
+    __module__ = "torch"
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -54,4 +55,5 @@ class Layout:
         return "torch." + self.name
 
 
+Layout.__name__ = Layout.__qualname__ = "layout"  # type(torch.strided) is torch.layout
 strided = Layout("strided")

@@ -384,7 +384,7 @@ class PowBackward0(Node):
         x = self.saved("self")
         if e == 0:
             return (g * 0,)
-        return (g * (x ** (e - 1) * e),)
+        return (g * mul_scalar(x ** (e - 1), e),)
 
 
 class PowBackward1(Node):
@@ -422,7 +422,7 @@ class PowBackward2(Node):
 
             x = self.saved("exponent")
             return (where((x >= 0).detach(), g * 0, g * r * -math.inf),)
-        return (g * r * (math.log(base) if base > 0 else math.nan),)  # log(<0) is nan
+        return (g * mul_scalar(r, math.log(base) if base > 0 else math.nan),)  # log(<0): nan
 
 
 def _pow_dtype(a, b):
@@ -987,4 +987,20 @@ def mul_scalar(self: Tensor, other) -> Tensor:
         node = MulBackward1()
         node.other = other
         record(node, (self,), res)
+    return res
+
+
+class AddBackward1(Node):
+    """Adding a number inside a composite op (add.Scalar): the gradient passes through."""
+
+    def backward(self, g):
+        return (g,)
+
+
+def add_scalar(self: Tensor, other) -> Tensor:
+    """self + other for a Python number, recorded as PyTorch's internal add.Scalar
+    (AddBackward1)."""
+    res = _apply("add", self, other)
+    if needs_grad(self):
+        record(AddBackward1(), (self,), res)
     return res

@@ -4,6 +4,8 @@ and rebasing a non-leaf's history onto the new node."""
 
 from __future__ import annotations
 
+import warnings
+
 from gradshell.core import dtypes, events, grad_mode
 from gradshell.core.autograd import SavedTensor
 from gradshell.ops.base import (
@@ -328,16 +330,38 @@ def write_out(out: Tensor, res: Tensor) -> Tensor:
         )
     _check_cast(res._dtype, out)
     if out._data.shape != res._data.shape:
-        if out._data.size == 0:
-            out._data = array_module(out._data).empty(res._data.shape, out._dtype.np)
-        else:
-            raise RuntimeError(
-                f"output with shape [{', '.join(map(str, out._data.shape))}] doesn't match the "
-                f"broadcast shape [{', '.join(map(str, res._data.shape))}]"
+        if out._data.size != 0:
+            warnings.warn(
+                _RESIZED.format(_dims(out._data.shape), _dims(res._data.shape)),
+                stacklevel=_caller_level(),
             )
+        out._data = array_module(out._data).empty(res._data.shape, out._dtype.np)
     out._data[...] = res._data
     out._bump_version()
     return out
+
+
+_RESIZED = (
+    "An output with one or more elements was resized since it had shape {}, which does not "
+    "match the required output shape {}. This behavior is deprecated, and in a future PyTorch "
+    "release outputs will not be resized unless they have zero elements. You can explicitly "
+    "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)"
+)
+
+
+def _caller_level() -> int:
+    """The warnings stacklevel of the first frame outside gradshell (the learner's line)."""
+    import sys
+
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("gradshell."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _dims(shape: tuple) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
 
 
 def _op_name(res: Tensor) -> str:

@@ -29,6 +29,7 @@ from gradshell.ops.base import (
     wrap,
     wrap_dim,
 )
+from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.unary import relu as _relu
 from gradshell.ops.unary import sigmoid, softplus, tanh, where
 
@@ -97,16 +98,36 @@ class LeakyReluBackward0(Node):
     """d leaky_relu: 1 where x > 0, else negative_slope."""
 
     def backward(self, g):
-        x = self.saved("self")
-        return (where((x > 0).detach(), g, g * self.negative_slope),)
+        return (leaky_relu_backward(g, self.saved("self"), self.negative_slope),)
 
 
 class LeakyReluBackward1(Node):
     """In-place leaky_relu_ (saves its result): 1 where the result > 0, else the slope."""
 
     def backward(self, g):
-        r = self.saved("result")
-        return (where((r > 0).detach(), g, g * self.negative_slope),)
+        return (leaky_relu_backward(g, self.saved("result"), self.negative_slope),)
+
+
+class LeakyReluBackwardBackward0(FusedBackward):
+    """leaky_relu_backward is linear in the gradient and flat in x."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        return (
+            leaky_relu_backward(gg, x, self.negative_slope) if wanted[0] else None,
+            gg * 0 if wanted[1] else None,
+        )
+
+
+def leaky_relu_backward(g: Tensor, x: Tensor, negative_slope) -> Tensor:
+    """g where x > 0, else negative_slope g; one node if differentiated."""
+    return fused(
+        LeakyReluBackwardBackward0,
+        (g, x),
+        lambda: where((x > 0).detach(), g, g * negative_slope),
+        negative_slope=negative_slope,
+    )
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -141,17 +162,48 @@ class GeluBackward0(Node):
     """d gelu: Φ(x) + x φ(x) (exact), or the derivative of the tanh approximation."""
 
     def backward(self, g):
+        return (gelu_backward(g, self.saved("self"), self.approximate),)
+
+
+class GeluBackwardBackward0(FusedBackward):
+    """gelu_backward differentiated: by the gradient the same op again, by x
+    g · gelu''(x)."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        from gradshell.ops.unary import exp
+
+        gx = None
+        if wanted[1]:
+            if self.approximate == "tanh":
+                u = (x + x * x * x * 0.044715) * _SQRT_2_PI
+                t = tanh(u)
+                du = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
+                ddu = x * (6 * 0.044715 * _SQRT_2_PI)
+                second = (1 - t * t) * (du + x * 0.5 * (ddu - t * du * du * 2))
+            else:  # d/dx (Φ + x φ) = φ (2 - x²)
+                second = exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
+            gx = gg * g * second
+        return (gelu_backward(gg, x, self.approximate) if wanted[0] else None), gx
+
+
+def gelu_backward(g: Tensor, x: Tensor, approximate: str) -> Tensor:
+    """gelu's gradient g · gelu'(x); one node if differentiated."""
+
+    def compute():
         from gradshell.ops.unary import erf, exp
 
-        x = self.saved("self")
-        if self.approximate == "tanh":
+        if approximate == "tanh":
             inner = (x + x * x * x * 0.044715) * _SQRT_2_PI
             t = tanh(inner)
             d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
-            return (g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner),)
+            return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner)
         cdf = (erf(x * _SQRT1_2) + 1) * 0.5
         pdf = exp(x * x * -0.5) * _INV_SQRT_2PI
-        return (g * (cdf + x * pdf),)
+        return g * (cdf + x * pdf)
+
+    return fused(GeluBackwardBackward0, (g, x), compute, approximate=approximate)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
@@ -180,11 +232,49 @@ class EluBackward0(Node):
     """d elu: scale where x > 0, else alpha * scale * input_scale * exp(x * input_scale)."""
 
     def backward(self, g):
+        return (elu_backward(g, self, False, self.saved("self")),)
+
+
+class EluBackwardBackward0(FusedBackward):
+    """elu_backward differentiated: by the gradient the same op again, by x (or the
+    result) the curvature of the negative side."""
+
+    inputs = ("grad_output", "self_or_result")
+
+    def grads(self, gg, wanted, g, v):
+        gv = None
+        if wanted[1]:
+            neg = (v < 0).detach()
+            if self.is_result:
+                gv = gg * g * self.input_scale * neg
+            else:
+                gv = elu_backward(gg * g * self.input_scale, self, False, v) * neg
+        return (elu_backward(gg, self, self.is_result, v) if wanted[0] else None), gv
+
+
+def elu_backward(g: Tensor, params, is_result: bool, v: Tensor) -> Tensor:
+    """elu's gradient from x (or, for elu_, from the result v); one node if
+    differentiated. `params` carries alpha, scale and input_scale."""
+    alpha, scale, input_scale = params.alpha, params.scale, params.input_scale
+
+    def compute():
         from gradshell.ops.unary import exp
 
-        x = self.saved("self")
-        neg = g * (exp(x * self.input_scale) * (self.alpha * self.scale * self.input_scale))
-        return (where((x > 0).detach(), g * self.scale, neg),)
+        if is_result:
+            neg = g * ((v + alpha * scale) * input_scale)
+        else:
+            neg = g * (exp(v * input_scale) * (alpha * scale * input_scale))
+        return where((v > 0).detach(), g * scale, neg)
+
+    return fused(
+        EluBackwardBackward0,
+        (g, v),
+        compute,
+        alpha=alpha,
+        scale=scale,
+        input_scale=input_scale,
+        is_result=is_result,
+    )
 
 
 class EluBackward1(Node):
@@ -192,9 +282,7 @@ class EluBackward1(Node):
     input_scale * (result + alpha * scale)."""
 
     def backward(self, g):
-        r = self.saved("result")
-        neg = g * ((r + self.alpha * self.scale) * self.input_scale)
-        return (where((r > 0).detach(), g * self.scale, neg),)
+        return (elu_backward(g, self, True, self.saved("result")),)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -266,28 +354,76 @@ class SoftmaxBackward0(Node):
     """d softmax: y * (g - sum(g * y)) along dim."""
 
     def backward(self, g):
-        y = self.saved("result")
+        return (softmax_backward_data(g, self.saved("result"), self.dim),)
+
+
+class SoftmaxBackwardDataBackward0(FusedBackward):
+    """softmax's backward differentiated: by the gradient the same op again, by the
+    output gg·g - sum(y·g)·gg - g·sum(y·gg)."""
+
+    inputs = ("grad_output", "output")
+
+    def grads(self, gg, wanted, g, y):
         d = self.dim
+        gy = None
+        if wanted[1]:
+            if y._data.ndim == 0:
+                gy = gg * 0
+            else:
+                gy = g * gg - (y * g).sum(d, keepdim=True) * gg - g * (y * gg).sum(d, keepdim=True)
+        return (softmax_backward_data(gg, y, d) if wanted[0] else None), gy
+
+
+def softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
+    """softmax's gradient from its output y: y (g - sum(g y)); one node if differentiated."""
+
+    def compute():
         if y._data.ndim == 0:
-            return (g * 0,)
-        return (y * (g - (g * y).sum(d, keepdim=True)),)
+            return g * 0
+        return y * (g - (g * y).sum(dim, keepdim=True))
+
+    return fused(SoftmaxBackwardDataBackward0, (g, y), compute, dim=dim)
 
 
 class LogSoftmaxBackward0(Node):
     """d log_softmax: g - exp(y) * sum(g) along dim."""
 
     def backward(self, g):
+        return (log_softmax_backward_data(g, self.saved("result"), self.dim),)
+
+
+class LogSoftmaxBackwardDataBackward0(FusedBackward):
+    """log_softmax's backward differentiated: by the gradient the same op again, by the
+    output -gg·exp(y)·sum(g)."""
+
+    inputs = ("grad_output", "output")
+
+    def grads(self, gg, wanted, g, y):
         from gradshell.ops.unary import exp
 
-        y = self.saved("result")
         d = self.dim
+        gy = None
+        if wanted[1]:
+            gy = gg * 0 if y._data.ndim == 0 else -gg * exp(y) * g.sum(d, keepdim=True)
+        # the backward is g - exp(y) sum(g), not symmetric in g: its transpose applies
+        gg_g = gg - (gg * exp(y)).sum(d, keepdim=True) if wanted[0] and y._data.ndim else None
+        if wanted[0] and gg_g is None:
+            gg_g = gg * 0
+        return gg_g, gy
+
+
+def log_softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
+    """log_softmax's gradient from its output y: g - exp(y) sum(g); one node if
+    differentiated."""
+
+    def compute():
         if y._data.ndim == 0:
-            return (g * 0,)
-        if not grad_mode.state.enabled:  # no graph to record: the formula on the arrays
-            gd, yd = g._data, y._data
-            xp = array_module(gd)
-            return (wrap(gd - xp.exp(yd) * gd.sum(d, keepdims=True), g._dtype),)
-        return (g - exp(y) * g.sum(d, keepdim=True),)
+            return g * 0
+        gd, yd = g._data, y._data
+        xp = array_module(gd)
+        return wrap(gd - xp.exp(yd) * gd.sum(dim, keepdims=True), g._dtype)
+
+    return fused(LogSoftmaxBackwardDataBackward0, (g, y), compute, dim=dim)
 
 
 def _softmax_common(x: Tensor, dim: int, dtype, log: bool) -> Tensor:
@@ -456,9 +592,38 @@ class MseLossBackward0(Node):
     def backward(self, g):
         x = self.saved("self")
         t = self.saved("target")
-        g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
-        gx = g * (x - t) * 2
-        return (gx if self.needs[0] else None), (-gx if self.needs[1] else None)
+        gx = mse_loss_backward(g, x, t, self.reduction) if self.needs[0] else None
+        gt = mse_loss_backward(g, t, x, self.reduction) if self.needs[1] else None
+        return gx, gt
+
+
+class MseLossBackwardBackward0(FusedBackward):
+    """mse_loss_backward(g, x, t) = 2 (x - t) g (/N), differentiated."""
+
+    inputs = ("grad_output", "self", "target")
+
+    def grads(self, gg, wanted, g, x, t):
+        reduction = self.reduction
+        gg_g = gx = gt = None
+        if wanted[0]:
+            gg_g = _unreduce(gg * (x - t) * 2, reduction, x._data.shape, x._data.size)
+            if reduction != "none":
+                gg_g = gg_g.sum()
+        if wanted[1] or wanted[2]:
+            gx = _unreduce(gg * g * 2, reduction, x._data.shape, x._data.size)
+            gt = -gx if wanted[2] else None
+            gx = gx if wanted[1] else None
+        return gg_g, gx, gt
+
+
+def mse_loss_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str) -> Tensor:
+    """The gradient of mse_loss for x: 2 (x - t) g (/N for mean); one node if
+    differentiated."""
+
+    def compute():
+        return _unreduce(g, reduction, x._data.shape, x._data.size) * (x - t) * 2
+
+    return fused(MseLossBackwardBackward0, (g, x, t), compute, reduction=reduction)
 
 
 def _two_operand_loss(fname: str, input, target):  # noqa: A002
@@ -574,16 +739,63 @@ class BinaryCrossEntropyBackward0(Node):
         x = self.saved("self")
         t = self.saved("target")
         w = self.saved("weight") if self.has_weight else None
+        grad_output = g
         g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
         if w is not None:
             g = g * w
         gx = gt = None
         if self.needs[0]:
-            denom = ((1 - x) * x).clamp(min=_EPSILON)
-            gx = g * (x - t) / denom
+            gx = bce_backward(grad_output, g, x, t, w, self.reduction)
         if self.needs[1]:
             gt = g * ((1 - x).log() - x.log())  # (unclamped, as PyTorch: ±inf at 0 and 1)
         return gx, gt
+
+
+class BinaryCrossEntropyBackwardBackward0(FusedBackward):
+    """binary_cross_entropy_backward differentiated (PyTorch's double-backward formulas,
+    with its 1e-12 guards)."""
+
+    inputs = ("grad_output", "self", "target")
+
+    def grads(self, gg, wanted, grad_output, x, t):
+        w = self.weight
+        n = x._data.size if self.reduction == "mean" else 1
+        gg_g = gx = gt = None
+        if wanted[0]:
+            gg_g = gg * (x - t) / ((1 - x) * x).clamp(min=_EPSILON)
+            if w is not None:
+                gg_g = gg_g * w
+            gg_g = gg_g / n if n != 1 else gg_g
+            if self.reduction != "none":
+                gg_g = gg_g.sum()
+        scale = gg * grad_output
+        if w is not None:
+            scale = scale * w
+        if wanted[1]:
+            num = x * x - x * t * 2 + t
+            gx = num / ((x + _EPSILON) ** 2 * (1 - x + _EPSILON) ** 2) * scale
+            gx = gx / n if n != 1 else gx
+        if wanted[2]:
+            gt = -scale / ((1 - x) * x).clamp(min=_EPSILON)
+            gt = gt / n if n != 1 else gt
+        return gg_g, gx, gt
+
+
+def bce_backward(grad_output: Tensor, g: Tensor, x: Tensor, t: Tensor, w, reduction: str):
+    """binary_cross_entropy's gradient for x, from the unreduced, weighted gradient g;
+    one node (edges to grad_output, x, t) if differentiated."""
+
+    def compute():
+        denom = ((1 - x) * x).clamp(min=_EPSILON)
+        return g * (x - t) / denom
+
+    return fused(
+        BinaryCrossEntropyBackwardBackward0,
+        (grad_output, x, t),
+        compute,
+        reduction=reduction,
+        weight=w,
+    )
 
 
 def binary_cross_entropy(

@@ -178,9 +178,9 @@ class LinalgVectorNormBackward0(Node):
         g = unsqueeze_to(g, self.input_shape, self.dims, self.keepdim)
         r = unsqueeze_to(r, self.input_shape, self.dims, self.keepdim)
         zero = (r == 0).detach()
-        if p == 2:
-            scale = x / where(zero, r * 0 + 1, r)
-        elif p == 1:
+        if p == 2:  # PyTorch's formula, node for node: grad * (x / norm).masked_fill(norm == 0, 0)
+            return (g * (x / r).masked_fill(zero, 0),)
+        if p == 1:
             return (g * x.sign(),)
         elif p == math.inf or p == -math.inf:
             mask = (x.abs() == r).detach()
@@ -280,7 +280,7 @@ def _prod_grad(g: Tensor, x: Tensor, result: Tensor, dim: int | None) -> Tensor:
     if x._data.ndim == 0:
         return g.clone() if g._data.shape == () else g.reshape(())
     if not bool((x._data == 0).any()):
-        return g * result / x
+        return g * (result / x)  # PyTorch's order of operations (and nodes)
     if dim is None:
         flat = x.reshape(-1)
         others = _exclusive_cumprod(flat, 0, False) * _exclusive_cumprod(flat, 0, True)
@@ -608,27 +608,32 @@ class VarBackward0(Node):
         x = self.saved("self")
         shape = x._data.shape
         g = _keep(g, self.dims, self.keepdim, shape)
-        m = x.mean(self.dims, keepdim=True) if self.dims is not None else x.mean()
-        return (g * (x - m) * (2.0 / self.dof) if self.dof > 0 else g * (x - m) * math.inf,)
+        return (_var_backward(g, x, self.dims, self.dof),)
 
 
 class StdBackward0(Node):
     """d std / dx = (x - mean) / ((N - correction) * std), and 0 where std is 0."""
 
     def backward(self, g):
-        from gradshell.ops.unary import where
 
         x = self.saved("self")
         r = self.saved("result")
         shape = x._data.shape
         g = _keep(g, self.dims, self.keepdim, shape)
         r = _keep(r, self.dims, self.keepdim, shape)
-        m = x.mean(self.dims, keepdim=True) if self.dims is not None else x.mean()
-        zero = (r == 0).detach()
-        safe = where(zero, r * 0 + 1, r)
-        dof = self.dof if self.dof > 0 else 0.0
-        grad = g * (x - m) / (safe * dof) if dof else g * (x - m) * math.inf
-        return (where(zero, g * 0, grad),)
+        # PyTorch: var_backward((grad / (2 std)).masked_fill_(std == 0, 0))
+        from gradshell.ops.arithmetic import mul_scalar
+
+        scaled = (g / mul_scalar(r, 2)).masked_fill((r == 0).detach(), 0)
+        return (_var_backward(scaled, x, self.dims, self.dof),)
+
+
+def _var_backward(g: Tensor, x: Tensor, dims, dof) -> Tensor:
+    """PyTorch's var_backward: (2 / dof) * grad * (x - mean), in that order."""
+    from gradshell.ops.arithmetic import mul_scalar
+
+    m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
+    return mul_scalar(g, 2.0 / dof if dof > 0 else math.inf) * (x - m)
 
 
 def _var_args(name: str, args: tuple, kwargs: dict):

@@ -18,6 +18,20 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
+from gradshell.ops.fused import FusedBackward, fused
+
+
+def _mul_scalar(t: Tensor, s) -> Tensor:
+    # mul.Scalar / add.Scalar inside a backward formula (MulBackward1, AddBackward1)
+    from gradshell.ops.arithmetic import mul_scalar
+
+    return mul_scalar(t, s)
+
+
+def _add_scalar(t: Tensor, s) -> Tensor:
+    from gradshell.ops.arithmetic import add_scalar
+
+    return add_scalar(t, s)
 
 
 def unary(x: Tensor, fname: str, node_cls=None, save: str | None = None, floating=True):
@@ -81,7 +95,7 @@ class Expm1Backward0(Node):
     """d (exp(x)-1)/dx = exp(x) = result + 1."""
 
     def backward(self, g):
-        return (g * (self.saved("result") + 1),)
+        return (g * _add_scalar(self.saved("result"), 1),)
 
 
 @tensor_method("expm1")
@@ -109,7 +123,7 @@ class Log2Backward0(Node):
     """d log2(x)/dx = 1/(x ln 2)."""
 
     def backward(self, g):
-        return (g / (self.saved("self") * 0.6931471805599453),)
+        return (g / _mul_scalar(self.saved("self"), 0.6931471805599453),)
 
 
 @tensor_method("log2")
@@ -122,7 +136,7 @@ class Log10Backward0(Node):
     """d log10(x)/dx = 1/(x ln 10)."""
 
     def backward(self, g):
-        return (g / (self.saved("self") * 2.302585092994046),)
+        return (g / _mul_scalar(self.saved("self"), 2.302585092994046),)
 
 
 @tensor_method("log10")
@@ -135,7 +149,7 @@ class Log1PBackward0(Node):
     """d log(1+x)/dx = 1/(1+x)."""
 
     def backward(self, g):
-        return (g / (self.saved("self") + 1),)
+        return (g / _add_scalar(self.saved("self"), 1),)
 
 
 @tensor_method("log1p")
@@ -150,7 +164,7 @@ class SqrtBackward0(Node):
     legacy_name_02 = "SqrtBackward"
 
     def backward(self, g):
-        return (g / (self.saved("result") * 2),)
+        return (g / _mul_scalar(self.saved("result"), 2),)
 
 
 @tensor_method("sqrt")
@@ -164,7 +178,7 @@ class RsqrtBackward0(Node):
 
     def backward(self, g):
         r = self.saved("result")
-        return (g * (r * r * r) * -0.5,)
+        return (g * -0.5 * r.pow(3),)  # PyTorch: -0.5 * grad * result.pow(3)
 
 
 @tensor_method("rsqrt")
@@ -186,7 +200,7 @@ class ReciprocalBackward0(Node):
 
     def backward(self, g):
         r = self.saved("result")
-        return (-g * r * r,)
+        return (-g * (r * r),)  # PyTorch: -grad * (result * result)
 
 
 @tensor_method("reciprocal")
@@ -270,7 +284,7 @@ class TanBackward0(Node):
 
     def backward(self, g):
         r = self.saved("result")
-        return (g * (r * r + 1),)
+        return (g * _add_scalar(r * r, 1),)
 
 
 @tensor_method("tan")
@@ -285,8 +299,25 @@ class TanhBackward0(Node):
     legacy_name_02 = "TanhBackward"
 
     def backward(self, g):
-        r = self.saved("result")
-        return (g * (1 - r * r),)
+        return (tanh_backward(g, self.saved("result")),)
+
+
+class TanhBackwardBackward0(FusedBackward):
+    """tanh_backward(g, y) = g (1 - y²), differentiated: by g the same op again, by y
+    -2 g y."""
+
+    inputs = ("grad_output", "output")
+
+    def grads(self, gg, wanted, g, y):
+        return (
+            tanh_backward(gg, y) if wanted[0] else None,
+            gg * (y * -2 * g) if wanted[1] else None,
+        )
+
+
+def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
+    """The gradient of tanh given its result y: g (1 - y²), one node if differentiated."""
+    return fused(TanhBackwardBackward0, (g, y), lambda: g * (1 - y * y))
 
 
 @tensor_method("tanh")
@@ -301,8 +332,25 @@ class SigmoidBackward0(Node):
     legacy_name_02 = "SigmoidBackward"
 
     def backward(self, g):
-        r = self.saved("result")
-        return (g * (r * (1 - r)),)
+        return (sigmoid_backward(g, self.saved("result")),)
+
+
+class SigmoidBackwardBackward0(FusedBackward):
+    """sigmoid_backward(g, y) = g y (1 - y), differentiated: by g the same op again, by y
+    g (1 - 2y)."""
+
+    inputs = ("grad_output", "output")
+
+    def grads(self, gg, wanted, g, y):
+        return (
+            sigmoid_backward(gg, y) if wanted[0] else None,
+            gg * g * (y * -2 + 1) if wanted[1] else None,
+        )
+
+
+def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
+    """The gradient of sigmoid given its result y: g y (1 - y), one node if differentiated."""
+    return fused(SigmoidBackwardBackward0, (g, y), lambda: g * (y * (1 - y)))
 
 
 @tensor_method("sigmoid")
@@ -335,8 +383,26 @@ class ReluBackward0(Node):
     legacy_python = False
 
     def backward(self, g):
-        r = self.saved("result")
-        return (g * (r > 0),)
+        return (threshold_backward(g, self.saved("result"), 0),)
+
+
+class ThresholdBackwardBackward0(FusedBackward):
+    """threshold_backward(g, x, t) = g where x > t, else 0: linear in g, flat in x."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        return (
+            threshold_backward(gg, x, self.threshold) if wanted[0] else None,
+            gg * 0 if wanted[1] else None,
+        )
+
+
+def threshold_backward(g: Tensor, x: Tensor, threshold) -> Tensor:
+    """g where x > threshold, else 0 (relu's gradient), one node if differentiated."""
+    return fused(
+        ThresholdBackwardBackward0, (g, x), lambda: g * (x > threshold), threshold=threshold
+    )
 
 
 @tensor_method("relu")
@@ -538,7 +604,7 @@ class ErfBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (g * (exp(-(x * x)) * 1.1283791670955126),)
+        return (_mul_scalar(exp(-(x * x)), 1.1283791670955126) * g,)
 
 
 @tensor_method("erf")
@@ -630,7 +696,7 @@ class AtanBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (g / (x * x + 1),)
+        return (g / _add_scalar(x * x, 1),)
 
 
 @tensor_method("atan", "arctan")
@@ -643,10 +709,35 @@ class SoftplusBackward0(Node):
     """d softplus(x)/dx = sigmoid(beta*x), or 1 above the threshold where softplus is x."""
 
     def backward(self, g):
-        x = self.saved("self")
-        bx = x * self.beta
+        return (softplus_backward(g, self.saved("self"), self.beta, self.threshold),)
+
+
+class SoftplusBackwardBackward0(FusedBackward):
+    """softplus_backward differentiated: by the gradient the same op again, by x
+    g · beta σ'(beta x) below the threshold."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        beta, threshold = self.beta, self.threshold
+        gx = None
+        if wanted[1]:
+            bx = x * beta
+            s = sigmoid(bx)
+            gx = gg * g * (s * (1 - s)) * (bx <= threshold).detach() * beta
+        return (softplus_backward(gg, x, beta, threshold) if wanted[0] else None), gx
+
+
+def softplus_backward(g: Tensor, x: Tensor, beta, threshold) -> Tensor:
+    """softplus's gradient: sigmoid(beta x) g, or g above the threshold; one node if
+    differentiated."""
+
+    def compute():
+        bx = x * beta
         z = exp(bx)
-        return (where((bx > self.threshold).detach(), g, g * z / (z + 1)),)
+        return where((bx > threshold).detach(), g, g * z / (z + 1))
+
+    return fused(SoftplusBackwardBackward0, (g, x), compute, beta=beta, threshold=threshold)
 
 
 def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002 - PyTorch's name

@@ -226,7 +226,9 @@ def is_gradshell_class(cls: type) -> bool:
     """True for gradshell's own API classes (tensors, dtypes, nodes, nn modules...)."""
     if is_learner_class(cls):
         return False
-    return _module_name_is_api(cls.__dict__.get("__module__", getattr(cls, "__module__", None)))
+    # Graph nodes print as PyTorch's (module `builtins`) and record their home in `_gs_home`.
+    home = cls.__dict__.get("_gs_home") or cls.__dict__.get("__module__")
+    return _module_name_is_api(home if home is not None else getattr(cls, "__module__", None))
 
 
 def is_gradshell_module(mod: types.ModuleType) -> bool:

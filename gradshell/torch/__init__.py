@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import math as _math
+import sys as _sys
 
 from gradshell import ops as _ops
 from gradshell.core import dtypes as _dtypes
@@ -298,3 +299,15 @@ addmm = _la.addmm
 from gradshell.torch import utils  # noqa: E402, F401 - torch.utils.data
 from gradshell.torch import serialization  # noqa: E402
 from gradshell.torch.serialization import load, save  # noqa: E402, F401
+
+
+def _finish() -> None:
+    """PyTorch's class names, keywords and missing-name errors for every torch module."""
+    from gradshell.torch import _kwargs, _missing, _names
+
+    _names.present_as_torch()
+    _kwargs.install(_sys.modules[__name__])
+    _missing.install()
+
+
+_finish()  # keep this last: it covers the modules imported above

@@ -72,7 +72,18 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
         return False
 
 
-detect_anomaly = set_detect_anomaly
+class detect_anomaly(set_detect_anomaly):  # noqa: N801 - PyTorch's name
+    """`with torch.autograd.detect_anomaly():` warns as PyTorch does; otherwise a no-op."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        super().__init__(True, check_nan)
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
+
 
 # torch.autograd.functional (jacobian, hessian, ...): registered as a submodule so that
 # `import torch.autograd.functional` and `from torch.autograd.functional import jacobian` work

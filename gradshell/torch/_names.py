@@ -1,0 +1,51 @@
+"""The names a learner can print: gradshell's classes present themselves under PyTorch's
+module paths (`<class 'torch.nn.modules.linear.Linear'>`), never under gradshell's.
+
+Classes defined in `gradshell.torch.<path>` mirror PyTorch's layout and become
+`torch.<path>`; the few that live elsewhere in gradshell, or whose PyTorch module differs
+from gradshell's file layout, are listed in `_MOVED`. Graph nodes name themselves (see
+`gradshell.core.autograd.Node`). `present_as_torch` runs once the namespace is imported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_PREFIX = "gradshell.torch."
+
+#: (gradshell module, class name) -> PyTorch's module, where the file layout differs.
+_MOVED = {
+    ("gradshell.torch.autograd", "Variable"): "torch.autograd.variable",
+    ("gradshell.torch.autograd", "set_detect_anomaly"): "torch.autograd.anomaly_mode",
+    ("gradshell.torch.autograd", "detect_anomaly"): "torch.autograd.anomaly_mode",
+    ("gradshell.torch.optim.adam", "AdamW"): "torch.optim.adamw",
+}
+
+
+def torch_module_name(module: str, name: str) -> str | None:
+    """PyTorch's module for the class `name` defined in gradshell module `module`, or None
+    if it is not a class of the torch namespace."""
+    moved = _MOVED.get((module, name))
+    if moved is not None:
+        return moved
+    if module.startswith(_PREFIX):
+        return "torch." + module[len(_PREFIX) :]
+    return None
+
+
+def present_as_torch() -> None:
+    """Give every class defined in gradshell's torch modules its PyTorch module name."""
+    public: dict[int, str] = {}  # a module registered under a public alias goes by it
+    for modname, mod in list(sys.modules.items()):
+        if mod is not None and modname.startswith(_PREFIX) and "._" not in modname:
+            public.setdefault(id(mod), modname)
+    for modname, mod in list(sys.modules.items()):
+        if mod is None or not modname.startswith(_PREFIX):
+            continue
+        shown = public.get(id(mod), modname)
+        for value in list(vars(mod).values()):
+            if not isinstance(value, type) or value.__dict__.get("__module__") != modname:
+                continue  # only classes defined here (not imported ones)
+            new = torch_module_name(shown, value.__name__)
+            if new is not None:
+                value.__module__ = new

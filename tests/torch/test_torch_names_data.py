@@ -1,0 +1,129 @@
+"""gradshell/torch/_torch_names.py lists real PyTorch's public names; it must match the
+installed PyTorch 2.13. Regenerate it with
+
+    .venv/bin/python tests/torch/test_torch_names_data.py > gradshell/torch/_torch_names.py
+"""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+import types
+
+MODULES = (
+    "torch",
+    "torch.amp",
+    "torch.autograd",
+    "torch.autograd.functional",
+    "torch.backends",
+    "torch.cuda",
+    "torch.distributions",
+    "torch.fft",
+    "torch.linalg",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.nn.modules",
+    "torch.nn.utils",
+    "torch.optim",
+    "torch.optim.lr_scheduler",
+    "torch.random",
+    "torch.special",
+    "torch.utils",
+    "torch.utils.data",
+)
+
+
+def _public(obj) -> list[str]:
+    return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
+def _block(names, indent: str) -> str:
+    body = textwrap.fill(" ".join(names), 92, break_on_hyphens=False, break_long_words=False)
+    return textwrap.indent(f'"""\n{body}\n"""', indent)
+
+
+def collect(torch) -> dict[str, list[str]]:
+    """Every name the data module records, from the real PyTorch module `torch`."""
+    public = {m: _public(importlib.import_module(m)) for m in MODULES}
+    public["torch.Tensor"] = _public(torch.Tensor)
+    return {
+        **public,
+        "#python functions": [
+            n for n in public["torch"] if isinstance(getattr(torch, n), types.FunctionType)
+        ],
+        "#python methods": [
+            n
+            for n in public["torch.Tensor"]
+            if isinstance(getattr(torch.Tensor, n), types.FunctionType)
+        ],
+    }
+
+
+def render(torch) -> str:
+    """The source of gradshell/torch/_torch_names.py."""
+    data = collect(torch)
+    version = torch.__version__.split("+")[0]
+    lines = [
+        f'"""Public names of real PyTorch {version}, generated from it by',
+        "tests/torch/test_torch_names_data.py (which also checks them against PyTorch).",
+        "",
+        'A name listed here that gradshell lacks raises "gradshell does not support torch.X',
+        'yet"; any other name raises AttributeError, as in PyTorch."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "",
+        "def _names(block: str) -> frozenset[str]:",
+        "    return frozenset(block.split())",
+        "",
+        "",
+        "#: module (or 'torch.Tensor') -> its public names",
+        "PUBLIC: dict[str, frozenset[str]] = {",
+    ]
+    for key, names in data.items():
+        if not key.startswith("#"):
+            lines.append(f'    "{key}": _names(')
+            lines.append(_block(names, "        "))
+            lines.append("    ),")
+    lines.append("}")
+    lines += [
+        "",
+        "#: torch functions written in Python: PyTorch's argument parser (axis=, keepdims=,",
+        "#: out=) does not apply to them.",
+        "PYTHON_FUNCTIONS = _names(",
+        _block(data["#python functions"], "    "),
+        ")",
+        "",
+        "#: Tensor methods written in Python (no axis=/keepdims= either).",
+        "PYTHON_METHODS = _names(",
+        _block(data["#python methods"], "    "),
+        ")",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_committed_names_match_real_pytorch(real_torch):
+    from gradshell.torch import _torch_names
+
+    data = collect(real_torch)
+    for key, names in data.items():
+        if key == "#python functions":
+            assert _torch_names.PYTHON_FUNCTIONS == frozenset(names)
+        elif key == "#python methods":
+            assert _torch_names.PYTHON_METHODS == frozenset(names)
+        else:
+            committed = _torch_names.PUBLIC[key]
+            assert committed <= frozenset(names), (key, sorted(committed - frozenset(names)))
+            # names beyond a fresh `import torch`: submodules other tests imported since
+            owner = real_torch.Tensor if key == "torch.Tensor" else importlib.import_module(key)
+            extra = [n for n in names if n not in committed]
+            assert all(isinstance(getattr(owner, n), types.ModuleType) for n in extra), extra
+
+
+if __name__ == "__main__":
+    import sys
+
+    import torch as _torch
+
+    sys.stdout.write(render(_torch))
