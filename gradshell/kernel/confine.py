@@ -5,8 +5,8 @@ layers, each reported in one line (`ConfineReport.layers`), each independent of 
 so that a machine lacking one still gets the rest:
 
 - rlimits: address space, CPU seconds, file size, open files, no core dumps;
-- network: a network namespace of its own when the process may make one (root), and in
-  every case no socket but AF_UNIX (seccomp) and no TCP bind/connect (Landlock ABI 4+);
+- network: network and IPC namespaces of its own when the process may make them (root),
+  and in every case no socket but AF_UNIX (seccomp) and no TCP bind/connect (Landlock ABI 4+);
 - privileges: no_new_privs; when root, the scratch directory handed to 'nobody' and the
   process turned into 'nobody' with no supplementary groups;
 - landlock: reads only beneath the read directories, writes only beneath the scratch
@@ -22,8 +22,8 @@ nothing to compile. The packaged alternatives each bring a condition we cannot p
 the libseccomp Python bindings need the libseccomp shared library and its matching
 binding, which are neither on PyPI as a wheel nor on every machine; the Python Landlock
 packages are young and track fewer ABI versions than the kernels we meet. A binding of
-our own handles exactly the ABI versions we test (1 to 7), says in words what holds, and
-can be read in one sitting by whoever audits the wall.
+our own asks each Landlock ABI (1, 2, 3, ...) only for the rights it knows, says in words
+what holds, and can be read in one sitting by whoever audits the wall.
 
 The order of the layers is part of the design; see `confine`.
 """
@@ -50,6 +50,7 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 CAP_DAC_READ_SEARCH = 2
 CAP_SYS_ADMIN = 21
 CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
 NOBODY = 65534
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
@@ -288,9 +289,10 @@ def _size(n: int) -> str:
 
 
 def _isolate_network() -> str:
-    """A network namespace of our own: only a loopback interface, and it is down."""
-    linux.unshare(CLONE_NEWNET)
-    return "own network namespace (only a loopback, down)"
+    """A network namespace of our own (only a loopback interface, and it is down), and an
+    IPC namespace, so SysV shared memory and message queues reach no other process."""
+    linux.unshare(CLONE_NEWNET | CLONE_NEWIPC)
+    return "own network namespace (only a loopback, down) and IPC namespace"
 
 
 def _network_line(namespace: str | None, may_unshare: bool, abi: int | None, filtered: bool) -> str:

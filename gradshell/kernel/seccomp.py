@@ -4,7 +4,8 @@ The filter is a short classic-BPF program the kernel runs on each system call. I
 the process on a foreign calling convention (a wrong audit architecture, or x86_64's x32
 numbers), refuses new processes, program execution, tracing, mounts, namespaces, kernel
 keyrings, BPF, io_uring and module loading with EPERM, lets `clone` through only for new
-threads, lets `socket`/`socketpair` through only for AF_UNIX, and allows everything else.
+threads, lets `socket`/`socketpair` through only for AF_UNIX, refuses the two terminal ioctls
+that inject input (TIOCSTI, TIOCLINUX), and allows everything else.
 `clone3` answers ENOSYS: its flags live in memory a filter cannot read, and glibc then
 falls back to `clone`, whose flags it can.
 """
@@ -69,6 +70,10 @@ CLONE_THREAD = 0x00010000
 # CLONE_NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: a namespace.
 CLONE_NAMESPACES = 0x00000080 | 0x00020000 | 0x7E000000
 AF_UNIX = 1
+# ioctl requests that type into, or drive, a terminal: TIOCSTI would let the kernel push
+# keystrokes into the learner's shell through a terminal it still holds.
+TIOCSTI = 0x5412
+TIOCLINUX = 0x541C
 
 SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_TSYNC = 1
@@ -87,7 +92,7 @@ _RET_K = 0x06
 
 # Offsets in struct seccomp_data: int nr; u32 arch; u64 ip; u64 args[6]. Both supported
 # architectures are little-endian, so an argument's low 32 bits sit at its offset.
-_NR, _ARCH, _ARG0 = 0, 4, 16
+_NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24
 
 
 class _SockFilter(ctypes.Structure):
@@ -155,6 +160,13 @@ def program(machine: str) -> list[tuple[int, int, int, int]]:
             (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
             (_RET_K, 0, 0, deny),
         ]
+    insns += [
+        (_JEQ_K, 0, 4, calls["ioctl"]),
+        (_LD_W_ABS, 0, 0, _ARG1),
+        (_JEQ_K, 1, 0, TIOCSTI),
+        (_JEQ_K, 0, 1, TIOCLINUX),
+        (_RET_K, 0, 0, deny),
+    ]
     insns.append((_RET_K, 0, 0, SECCOMP_RET_ALLOW))
     return insns
 

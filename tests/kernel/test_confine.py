@@ -38,6 +38,11 @@ from gradshell.kernel.confine import ConfinePolicy, confine, default_read_dirs
 args = json.loads(sys.argv[1])
 scratch = Path(args["scratch"])
 reads = default_read_dirs()
+if args.get("pty"):  # a terminal the kernel still holds, as it would its inherited stderr
+    import fcntl, termios
+    master, terminal = os.openpty()
+    os.setsid()  # make it our controlling terminal, where TIOCSTI works without privileges
+    fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)
 if args.get("become") is not None:  # an ordinary user's kernel: no root to start with
     os.setgroups([])
     os.setresgid(args["become"], args["become"], args["become"])
@@ -222,6 +227,24 @@ def test_no_new_processes_or_programs(tmp_path):
         # system() cannot start its shell: the C library answers "exit status 127".
         assert results["system"] == {"ok": True, "value": 127 << 8}
         assert not marker.exists()
+    else:
+        assert layers["seccomp"].startswith("not available")
+
+
+def test_no_typing_into_a_terminal(tmp_path):
+    layers, results = run_confined(
+        tmp_path,
+        """
+        attempt("tiocsti", lambda: fcntl.ioctl(terminal, termios.TIOCSTI, b"x"))
+        attempt("size", lambda: len(fcntl.ioctl(terminal, termios.TIOCGWINSZ, b"\\0" * 8)))
+        attempt("isatty", lambda: os.isatty(terminal))
+        """,
+        pty=True,
+    )
+    assert results["size"] == {"ok": True, "value": 8}
+    assert results["isatty"] == {"ok": True, "value": True}
+    if SECCOMP:
+        assert refused(results["tiocsti"])
     else:
         assert layers["seccomp"].startswith("not available")
 
