@@ -8,11 +8,13 @@ import numpy as _np
 
 from gradshell.ops import (  # noqa: F401 - imported for their side effect of installing methods
     arithmetic,
+    clamping,
     comparison,
     conversion,
     creation,
     indexing,
     inplace,
+    inverse,
     linalg,
     reduction,
     shape,

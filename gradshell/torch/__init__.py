@@ -296,6 +296,23 @@ log_softmax = _nn_ops.log_softmax
 dropout = _nn_ops.dropout
 einsum = _la.einsum
 addmm = _la.addmm
+
+# -- issue 14: layers' ops, inverse, one-sided clamps, default device, accelerator ---------
+from gradshell.ops import clamping as _clamping  # noqa: E402
+from gradshell.torch import accelerator  # noqa: E402, F401 - torch.accelerator
+from gradshell.torch._defaults import (  # noqa: E402, F401
+    get_default_device,
+    set_default_device,
+    set_default_tensor_type,
+)
+
+inverse = linalg.inv
+clamp_min = _clamping.clamp_min
+clamp_max = _clamping.clamp_max
+clamp_ = _clamping.clamp_
+clamp_min_ = _clamping.clamp_min_
+clamp_max_ = _clamping.clamp_max_
+
 from gradshell.torch import utils  # noqa: E402, F401 - torch.utils.data
 from gradshell.torch import serialization  # noqa: E402
 from gradshell.torch.serialization import load, save  # noqa: E402, F401

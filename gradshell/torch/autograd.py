@@ -102,3 +102,8 @@ from gradshell.torch._gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 _sys.modules[__name__ + ".function"] = function
 _sys.modules[__name__ + ".gradcheck"] = _gradcheck
+
+# torch.autograd.profiler: refused with a clear message (gradshell has no profiler).
+from gradshell.torch import _autograd_profiler as profiler  # noqa: E402
+
+_sys.modules[__name__ + ".profiler"] = profiler
