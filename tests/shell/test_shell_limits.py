@@ -48,6 +48,26 @@ REFUSED_WORK = [
     "import numpy as np\na = np.ones(10**5)\nnp.outer(a, a)",
     "import numpy as np\nnp.random.default_rng(0).normal(size=10**12)",
     "import numpy as np\nnp.array(range(10**12))",
+    # what is materialised, not what the arguments look like
+    "import torch\nx = torch.ones(1, 1).expand(10**5, 10**5)\ny = x.contiguous()",
+    "import torch\nx = torch.ones(1, 1).expand(10**5, 10**5)\ny = x.clone()",
+    "import torch\nx = torch.ones(1, 1).expand(10**5, 10**5)\ny = x + 1",
+    "import torch\na = torch.ones(10**5, 1)\nb = a * a.t()",
+    "import torch\na = torch.ones(10**5, 1)\nb = a @ a.t()",
+    "import numpy as np\nnp.zeros(10, dtype=(float, (10**8,)))",
+    "import numpy as np\nnp.ones(3).astype((float, (10**8,)))",
+    "import numpy as np\nnp.array([1, 2], dtype='(100000000,)f8')",
+    "import numpy as np\nnp.full(4, 0.0, (np.float32, (10**4, 10**4)))",
+    "[*range(10**9)]",
+    "{*range(10**9)}",
+    "(*range(10**9),)",
+    "print(*range(10**9))",
+    "import itertools\nlist(itertools.repeat(0, 10**9))",
+    "import numpy as np\na = np.array([2], dtype=object)\na ** 10**7",
+    "import numpy as np\na = np.array([2**50000], dtype=object)\na * a * a",
+    "import numpy as np\na = np.array([3], dtype=object)\na << 10**7",
+    "import torch\ntorch.set_printoptions(precision=10**6)",
+    "import numpy as np\nnp.set_printoptions(precision=10**6)",
 ]
 
 
@@ -62,6 +82,45 @@ def test_big_work_is_refused_before_it_starts(source):
     assert result.output.startswith("gradshell: ")
     assert "over the limit" in result.output
     assert session.run_cell("keep + 1").output == "42\n"
+
+
+def test_expanded_views_are_fine_until_materialised(session):
+    source = (
+        "import torch\n"
+        "big = torch.ones(1, 1).expand(10**5, 10**5)\n"
+        "print(big.shape, big.size(0), big.dim(), big[0, :2], big.t().shape)\n"
+    )
+    out = session.run_cell(source).output
+    assert out == (
+        "torch.Size([100000, 100000]) 100000 2 tensor([1., 1.]) torch.Size([100000, 100000])\n"
+    )
+    out = session.run_cell("big.sum()").output
+    assert out.startswith("gradshell: 'sum' of this expanded view would have about ")
+
+
+def test_counts_and_shapes_are_read_once(session):
+    """A learner object's `__len__`/`__getitem__` cannot answer differently between the
+    check and the allocation: the shell reads it once and uses what it read."""
+    source = (
+        "import numpy as np\n"
+        "class Dims:\n"
+        "    calls = 0\n"
+        "    def __iter__(self):\n"
+        "        Dims.calls += 1\n"
+        "        n = 2 if Dims.calls == 1 else 10**6\n"
+        "        return iter([n, n])\n"
+        "print(np.zeros(Dims()).shape, Dims.calls)\n"
+        "class Seq:\n"
+        "    asked = 0\n"
+        "    def __len__(self):\n"
+        "        Seq.asked += 1\n"
+        "        return 10**12\n"
+        "    def __iter__(self):\n"
+        "        return iter([1, 2])\n"
+        "print(list(Seq()), [*Seq()], tuple(Seq()), Seq.asked)\n"
+    )
+    result = session.run_cell(source)
+    assert result.output == "(2, 2) 1\n[1, 2] [1, 2] (1, 2) 0\n", result.output
 
 
 def test_limits_do_not_get_in_the_way_of_normal_work(session):
