@@ -214,3 +214,52 @@ def test_weights_only_false_loads_numpy_arrays_but_no_other_globals():
     assert loaded["a"].tolist() == [0, 1, 2] and loaded["f"] == frozenset([1])
     with pytest.raises(pickle.UnpicklingError, match="cannot load the global posix.system"):
         gtorch.load(_archive(pickle.dumps(_Shell(), protocol=2)), weights_only=False)
+
+
+# PyTorch's "Saving and loading models" recipe, as a learner types it.
+SAVING_AND_LOADING = """
+nn, optim, F = torch.nn, torch.optim, torch.nn.functional
+class TheModelClass(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(16, 12)
+        self.fc2 = nn.Linear(12, 4)
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+torch.manual_seed(0)
+model = TheModelClass()
+optimizer = optim.SGD(model.parameters(), lr=0.001, momentum=0.9)
+print("Model's state_dict:")
+for param_tensor in model.state_dict():
+    print(param_tensor, "\\t", model.state_dict()[param_tensor].size())
+print("Optimizer's state_dict:")
+for var_name in optimizer.state_dict():
+    print(var_name, "\\t", optimizer.state_dict()[var_name])
+torch.save(model.state_dict(), PATH)
+model2 = TheModelClass()
+print(model2.load_state_dict(torch.load(PATH, weights_only=True)))
+model2.eval()
+x = torch.randn(2, 16)
+print(torch.equal(model(x), model2(x)))
+loss = model(x).sum()
+loss.backward()
+optimizer.step()
+torch.save({'epoch': 5, 'model_state_dict': model.state_dict(),
+            'optimizer_state_dict': optimizer.state_dict(), 'loss': loss}, PATH)
+checkpoint = torch.load(PATH, weights_only=True)
+model3 = TheModelClass()
+optimizer3 = optim.SGD(model3.parameters(), lr=0.5)
+model3.load_state_dict(checkpoint['model_state_dict'])
+optimizer3.load_state_dict(checkpoint['optimizer_state_dict'])
+print(checkpoint['epoch'], checkpoint['loss'], optimizer3.state_dict()['param_groups'])
+print(optimizer3.state_dict()['state'][3])
+"""
+
+
+def test_saving_and_loading_recipe_prints_what_pytorch_prints(real_torch, tmp_path):
+    from support.tutorials import printed
+
+    expected = printed(SAVING_AND_LOADING, real_torch, {"PATH": str(tmp_path / "t.pt")})
+    got = printed(SAVING_AND_LOADING, gtorch, {"PATH": str(tmp_path / "g.pt")})
+    assert "momentum_buffer" in expected and "Error" not in expected
+    assert got == expected
