@@ -26,6 +26,36 @@ from gradshell.ops.inplace import VIEW_OF_LEAF_INPLACE, _snapshot_graph, check_i
 _INDEX_DTYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
 
 
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)"
+)
+
+
+def normalize_key(key):
+    """PyTorch's reading of an index: a short list holding a tensor, a sequence, a slice,
+    None or Ellipsis counts as a tuple (with its deprecation warning), and `range`s and
+    tuples inside a tuple are index lists."""
+    if isinstance(key, range):
+        return list(key)
+    if isinstance(key, list) and len(key) < 32:
+        for k in key:
+            if isinstance(k, (Tensor, list, tuple, range, slice)) or k is None or k is Ellipsis:
+                import warnings
+
+                from gradshell.ops.inplace import _caller_level
+
+                warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=_caller_level())
+                key = tuple(key)
+                break
+    if isinstance(key, tuple):
+        return tuple(list(k) if isinstance(k, (range, tuple)) else k for k in key)
+    return key
+
+
 def _is_int(k) -> bool:
     return isinstance(k, (int, np.integer)) and not isinstance(k, bool)
 
@@ -42,8 +72,9 @@ def _as_index_array(k, xp):
     if isinstance(k, bool):
         return k
     arr = np.asarray(k)
-    if arr.size == 0 and arr.dtype.kind == "f":
-        arr = arr.astype(np.int64)  # x[[]]: an empty list indexes as an empty long tensor
+    if isinstance(k, list) and arr.dtype.kind == "f":
+        # a list of numbers becomes a long index tensor, floats truncated (x[[]] is empty)
+        arr = arr.astype(np.int64)
     if arr.dtype.kind == "f":
         raise IndexError(_INDEX_DTYPE_ERROR)
     if arr.dtype == object:
@@ -133,6 +164,8 @@ def _expand_key(t: Tensor, key) -> tuple:
 
 def getitem(self: Tensor, key):
     """self[key] with PyTorch's semantics (views for basic indexing)."""
+    if type(key) is not int and not isinstance(key, (slice, Tensor)):
+        key = normalize_key(key)
     nd = self._data.ndim
     if not isinstance(key, tuple):
         if (
@@ -307,6 +340,8 @@ def _np_key(t: Tensor, key):
 
 def setitem(self: Tensor, key, value) -> None:
     """self[key] = value (a number or a tensor broadcast to the indexed shape)."""
+    if type(key) is not int and not isinstance(key, (slice, Tensor)):
+        key = normalize_key(key)
     np_key, advanced = _np_key(self, key)
     if not advanced and self._requires_grad and self._grad_fn is None and grad_mode.state.enabled:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)  # PyTorch writes through a view of the leaf
