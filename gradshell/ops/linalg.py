@@ -3,7 +3,7 @@ composes it (so the graph shows the same nodes)."""
 
 from __future__ import annotations
 
-from gradshell.core import grad_mode
+from gradshell.core import grad_mode, kernels
 from gradshell.ops.base import (
     Node,
     Tensor,
@@ -68,7 +68,7 @@ def mm(self, mat2):
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
     xp = array_module(self._data)
-    return _product(self, mat2, MmBackward0, xp.matmul(self._data, mat2._data))
+    return _product(self, mat2, MmBackward0, kernels.matmul(xp, self._data, mat2._data))
 
 
 class MvBackward0(Node):
@@ -391,11 +391,15 @@ class AddmmBackward0(Node):
                     s = xp.asarray(s.sum())
             gs = wrap(as_array(s), dt)
         if self.needs[1]:
-            a = xp.matmul(gd, self.saved("mat2")._data.T)
+            a = kernels.matmul(xp, gd, self.saved("mat2")._data.T)
             ga = wrap(a if self.alpha == 1 else a * t(self.alpha), dt)
         if self.needs[2]:
             m1 = self.saved("mat1")._data
-            b = xp.matmul(gd.T, m1).T if self.mat2_transposed else xp.matmul(m1.T, gd)
+            b = (
+                kernels.matmul(xp, gd.T, m1).T
+                if self.mat2_transposed
+                else kernels.matmul(xp, m1.T, gd)
+            )
             gb = wrap(b if self.alpha == 1 else b * t(self.alpha), dt)
         return gs, ga, gb
 
@@ -423,12 +427,15 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
         # PyTorch expands self to the product's shape: report its error
         self.expand(n, m)
     xp = array_module(mat1._data)
-    prod = xp.matmul(mat1._data, mat2._data)
-    if alpha != 1:
-        prod *= prod.dtype.type(alpha)
-    bias = self._data if beta == 1 else self._data * self._dtype.np.type(beta)
-    if beta != 0:
-        prod += bias
+    if alpha == 1 and beta == 1:  # MKL starts from the bias: the order decides the bits
+        prod = kernels.matmul(xp, mat1._data, mat2._data, self._data)
+    else:
+        prod = xp.matmul(mat1._data, mat2._data)
+        if alpha != 1:
+            prod *= prod.dtype.type(alpha)
+        bias = self._data if beta == 1 else self._data * self._dtype.np.type(beta)
+        if beta != 0:
+            prod += bias
     res = wrap(as_array(prod), mat1._dtype)
     if needs_grad(self, mat1, mat2):
         node = AddmmBackward0()

@@ -234,3 +234,53 @@ def test_bce_with_logits_elementwise(pos_weight):
         pos_weight=None if pw is None else torch.from_numpy(pw),
     ).numpy()
     _assert_bitwise(E.bce_with_logits(x, t, pw), want)
+
+
+# -- matrix products (MKL's sgemm order, where measured) ----------------------------------
+from gradshell.core.kernels import gemm  # noqa: E402
+
+GEMM_SHAPES = [
+    (1, 5, 3), (1, 300, 64), (2, 64, 16), (3, 10, 100), (4, 64, 2), (64, 3, 8), (64, 200, 4),
+    (8, 5, 12), (64, 10, 32), (64, 100, 32), (12, 193, 16), (64, 200, 32), (16, 383, 16),
+    (64, 784, 128), (100, 1000, 20), (13, 64, 64),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("m,k,n", GEMM_SHAPES)
+def test_gemm_order_bitwise(m, k, n):
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    got = gemm.mm(a, b)
+    assert got is not None
+    _assert_bitwise(got, (torch.from_numpy(a) @ torch.from_numpy(b)).numpy())
+    if n >= 12 and (m >= 12 or m % 4 == 0):  # also with a transposed operand
+        at = np.ascontiguousarray(a.T).T
+        _assert_bitwise(
+            gemm.mm(at, b), (torch.from_numpy(a.T.copy()).t() @ torch.from_numpy(b)).numpy()
+        )
+
+
+@pytest.mark.parametrize("m,k,n", [(64, 100, 32), (64, 300, 32), (16, 500, 16), (64, 784, 128)])
+def test_linear_bias_order_bitwise(m, k, n):
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    want = F.linear(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(bias)).numpy()
+    _assert_bitwise(gemm.addmm(bias, x, w.T), want)
+
+    from gradshell import torch as gt
+
+    got = gt.nn.functional.linear(gt.tensor(x), gt.tensor(w), gt.tensor(bias)).numpy()
+    _assert_bitwise(got, want)
+
+
+def test_gemm_unknown_orders_fall_back():
+    a = np.ones((8, 64), np.float32)
+    assert gemm.mm(a, np.ones((64, 1), np.float32)) is None  # n = 1: not worked out
+    assert gemm.mm(a, np.ones((64, 7), np.float32)) is None
+    assert gemm.mm(a.astype(np.float64), np.ones((64, 16))) is None
+    assert gemm.k_blocks(100) == [(0, 100)]
+    assert gemm.k_blocks(200) == [(0, 100), (100, 200)]
+    assert gemm.k_blocks(500) == [(0, 192), (192, 384), (384, 500)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core.kernels import elementwise
+from gradshell.core.kernels import elementwise, gemm
 
 _exact = True
 
@@ -71,4 +71,15 @@ def lookup(name: str, data):
     return _KERNELS.get(name)
 
 
-__all__ = ["is_exact", "lookup", "lookup_pair", "set_exact"]
+def matmul(xp, a, b, bias=None):
+    """``bias + a @ b`` for 2-D arrays, in PyTorch's (MKL's) float32 order where it is known
+    (see ``gemm``), else with the array module's own matmul.  `bias` may be None."""
+    if _exact and xp is np:
+        r = gemm.addmm(bias, a, b)
+        if r is not None:
+            return r
+    prod = xp.matmul(a, b)
+    return prod if bias is None else prod + bias
+
+
+__all__ = ["is_exact", "lookup", "lookup_pair", "matmul", "set_exact"]

@@ -1,0 +1,123 @@
+"""The float32 accumulation order of PyTorch's CPU matrix product (MKL's sgemm), where known.
+
+PyTorch 2.13's CPU build hands ``mm``/``matmul``/``addmm``/``linear`` to Intel MKL's
+``sgemm``, whose kernels are not published and are chosen per CPU.  Measured against
+PyTorch 2.13 on an AMD EPYC with AVX-512 (the machine this project is tested on), for
+``C = A @ B`` with A m x k and B k x n (PyTorch's shapes):
+
+* B stored row-major, and m == 1, or m <= 3 with n >= 12, or n in {2, 3, 4, 8}: every
+  output is ``((0 + a0*b0) + a1*b1) + ...``, one rounding per multiply and per add (no
+  fused multiply-add), whatever k.
+* n >= 12 and m a multiple of 4 or at least 12 (B in either layout): fused multiply-adds
+  in k order, in blocks of k: one block when k <= 192, halves of ``k // 2`` (and a
+  leftover) when 192 < k < 384, blocks of 192 beyond; the block sums are added left to
+  right.  With a bias (``addmm``), C starts from the bias and each block sum is added.
+* other shapes (n = 1 with m > 1, n in 5..7 and 9..11, small n with a transposed B, the
+  leftover rows of 5..11-row products): orders not worked out; NumPy's own product is
+  used (it agrees on most, not all, elements).
+
+Work is bounded: above ``MAX_WORK`` multiply-adds the fast NumPy product is used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradshell.core.fma import midpoint_mask
+from gradshell.core.kernels.fp32 import fma
+
+MAX_WORK = 1 << 24  # m*n*k beyond which the exact product would take seconds
+_NAIVE_N = frozenset({2, 3, 4, 8})
+_KC = 192  # MKL's k-block on this machine
+
+
+def k_blocks(k: int) -> list[tuple[int, int]]:
+    """MKL's split of the k range into blocks (start, stop), as measured."""
+    if k <= _KC:
+        return [(0, k)]
+    kc = k // 2 if k < 2 * _KC else _KC
+    return [(j, min(k, j + kc)) for j in range(0, k, kc)]
+
+
+def _unfused(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for i in range(a.shape[1]):
+        acc += a[:, i, None] * b[None, i, :]
+    return acc
+
+
+def _fused_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """acc = fma(a[:, i], b[i, :], acc) for i in order, starting from 0.
+
+    Each step rounds once: the float32 product is exact in float64, so one float64
+    add rounds there and the cast rounds to float32; only float64 sums lying exactly
+    halfway between two float32s can double-round, and those go through the exact FMA.
+    """
+    m, n = a.shape[0], b.shape[1]
+    acc = np.zeros((m, n), np.float32)
+    a64 = a.astype(np.float64)
+    s = np.empty((m, n), np.float64)
+    for i in range(a.shape[1]):
+        np.multiply(a64[:, i, None], b[None, i, :], out=s)
+        s += acc
+        mid = midpoint_mask(s)
+        with np.errstate(over="ignore"):
+            new = s.astype(np.float32)
+        if mid.any() or not np.isfinite(new).all() or (np.abs(new) < 1.2e-38).any():
+            new = fma(a[:, i, None], b[None, i, :], acc)
+        acc = new
+    return acc
+
+
+def _transposed(x: np.ndarray) -> bool:
+    return x.flags.f_contiguous and not x.flags.c_contiguous
+
+
+def _product_parts(a: np.ndarray, b: np.ndarray):
+    """The product as (rows, partial sums to add in order), or None where unknown."""
+    m, k = a.shape
+    n = b.shape[1]
+    tb = _transposed(b)
+    if not tb and (m == 1 or (m <= 3 and n >= 12) or n in _NAIVE_N):
+        return [(slice(0, m), [_unfused(a, b)])]
+    if n < 12 or m < 4 or (m < 12 and m % 4):
+        return None  # small-n kernels of a transposed B, or leftover rows: not worked out
+    blocks = [_fused_chain(a[:, j0:j1], b[j0:j1]) for j0, j1 in k_blocks(k)]
+    return [(slice(0, m), blocks)]
+
+
+def _supported(a: np.ndarray, b: np.ndarray) -> bool:
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+        return False
+    if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
+        return False
+    m, k = a.shape
+    n = b.shape[1]
+    return k > 1 and m > 0 and n > 0 and m * n * k <= MAX_WORK
+
+
+def addmm(bias, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """PyTorch's float32 ``bias + a @ b`` (``addmm`` with alpha = beta = 1, what ``linear``
+    runs), or None where the order is unknown.  `bias` broadcasts to the product (None: 0).
+
+    MKL starts C from the bias and adds each k-block's sum to it in turn.
+    """
+    if not _supported(a, b):
+        return None
+    with np.errstate(all="ignore"):
+        parts = _product_parts(a, b)
+        if parts is None:
+            return None
+        out = np.empty((a.shape[0], b.shape[1]), np.float32)
+        full = None if bias is None else np.broadcast_to(np.asarray(bias, np.float32), out.shape)
+        for rows, blocks in parts:
+            acc = blocks[0] if full is None else full[rows] + blocks[0]
+            for blk in blocks[1:]:
+                acc = acc + blk
+            out[rows] = acc
+    return out
+
+
+def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """PyTorch's float32 ``a @ b`` for 2-D NumPy arrays, or None where the order is unknown."""
+    return addmm(None, a, b)
