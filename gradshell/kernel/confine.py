@@ -164,7 +164,7 @@ def confine(policy: ConfinePolicy) -> ConfineReport:
     reads = [Path(p) for p in policy.read_dirs]
     layers: dict[str, str] = {}
     layers["rlimits"] = _apply("rlimits", _limit_resources, policy)
-    namespace = _apply("network", _isolate_network) if may_unshare else None
+    namespace = _isolate_network() if may_unshare else "no network namespace (not root)"
     layers["privileges"] = _apply("privileges", _drop_privileges, policy, reads, abi is not None)
     if abi is None:
         layers["landlock"] = "not available: kernel without Landlock (needs Linux 5.13+)"
@@ -178,7 +178,7 @@ def confine(policy: ConfinePolicy) -> ConfineReport:
             [(Path(p), writable) for p, writable in _DEVICES],
         )
     layers["seccomp"] = seccomp_missing or _apply("seccomp", seccomp.install)
-    layers["network"] = _network_line(namespace, may_unshare, abi, seccomp_missing is None)
+    layers["network"] = _network_line(namespace, abi, seccomp_missing is None)
     return ConfineReport({name: layers[name] for name in _ORDER})
 
 
@@ -290,19 +290,27 @@ def _size(n: int) -> str:
 
 def _isolate_network() -> str:
     """A network namespace of our own (only a loopback interface, and it is down), and an
-    IPC namespace, so SysV shared memory and message queues reach no other process."""
-    linux.unshare(CLONE_NEWNET | CLONE_NEWIPC)
+    IPC namespace, so SysV shared memory and message queues reach no other process.
+
+    A refusal is reported, not raised: containers and user namespaces may refuse new
+    namespaces even to root, and the socket filter still keeps the network out.
+    """
+    try:
+        linux.unshare(CLONE_NEWNET | CLONE_NEWIPC)
+    except OSError as exc:
+        return f"no network namespace (refused: {os.strerror(exc.errno or 0)})"
     return "own network namespace (only a loopback, down) and IPC namespace"
 
 
-def _network_line(namespace: str | None, may_unshare: bool, abi: int | None, filtered: bool) -> str:
-    words = [namespace or f"no network namespace ({'not root' if not may_unshare else 'refused'})"]
+def _network_line(namespace: str, abi: int | None, filtered: bool) -> str:
+    """The network layer in words: the namespace, the socket filter, Landlock's TCP rules."""
+    words = [namespace]
     if filtered:
         words.append("socket() refused for every family but AF_UNIX")
     if abi is not None and abi >= 4:
         words.append("TCP bind/connect denied by Landlock")
-    if namespace is None and len(words) == 1:
-        return "not available: no namespace, seccomp or Landlock network rules here"
+    if len(words) == 1 and namespace.startswith("no "):
+        return f"not available: {namespace}, no seccomp and no Landlock network rules here"
     return "; ".join(words)
 
 
