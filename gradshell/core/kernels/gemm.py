@@ -8,6 +8,8 @@ PyTorch 2.13 on an AMD EPYC with AVX-512 (the machine this project is tested on)
 * B stored row-major, and m == 1, or m <= 3 with n >= 12, or n in {2, 3, 4, 8}: every
   output is ``((0 + a0*b0) + a1*b1) + ...``, one rounding per multiply and per add (no
   fused multiply-add), whatever k.
+* B transposed (``linear``'s weight) with n < 12: the same unfused sums when k <= 3, or
+  k <= 7 and n in {2, 3} (or n = 1 with m <= 3).
 * n >= 12 and m a multiple of 4 or at least 12 (B in either layout): fused multiply-adds
   in k order, in blocks of k: one block when k <= 192, halves of ``k // 2`` (and a
   leftover) when 192 < k < 384, blocks of 192 beyond; the block sums are added left to
@@ -79,6 +81,8 @@ def _product_parts(a: np.ndarray, b: np.ndarray):
     n = b.shape[1]
     tb = _transposed(b)
     if not tb and (m == 1 or (m <= 3 and n >= 12) or n in _NAIVE_N):
+        return [(slice(0, m), [_unfused(a, b)])]
+    if tb and n < 12 and (k <= 3 or (k <= 7 and (n in (2, 3) or (n == 1 and m <= 3)))):
         return [(slice(0, m), [_unfused(a, b)])]
     if n < 12 or m < 4 or (m < 12 and m % 4):
         return None  # small-n kernels of a transposed B, or leftover rows: not worked out
