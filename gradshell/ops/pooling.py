@@ -252,12 +252,12 @@ def _avg_forward(xp, data, k, s, p, ceil: bool, include_pad: bool, override):
         for j in range(k[1]):
             total += win[:, :, :, :, i, j]
     div = _divisors(xp, (h, w), out, k, s, p, include_pad, override)
-    if override is not None:
-        r = total / data.dtype.type(override) if data.dtype.kind == "f" else total // override
-    elif data.dtype.kind == "f":
-        r = total / div.astype(data.dtype)
-    else:
-        r = total // div
+    if data.dtype.kind == "f":
+        d = data.dtype.type(override) if override is not None else div.astype(data.dtype)
+        r = total / d
+    else:  # integer division truncates toward zero, as C++ does
+        d = override if override is not None else div
+        r = xp.sign(total) * (xp.abs(total) // d)
     return r.astype(data.dtype, copy=False), div, out, pads
 
 
@@ -267,6 +267,7 @@ class AvgPool2DBackward0(Node):
     def backward(self, g):
         from gradshell.ops.conv import scatter_windows
 
+        x = self.saved("self")  # (saved as PyTorch saves it: a second backward fails)
         x_shape = self.input_shape
         xp = array_module(g._data)
         gd = g._data[None] if self.unbatched else g._data
@@ -288,7 +289,7 @@ class AvgPool2DBackward0(Node):
             node = AvgPool2DBackwardBackward0()
             node.forward_args = self.forward_args
             node.self_meta = (x_shape if not self.unbatched else x_shape[1:], g._dtype)
-            record(node, (g, self.saved("self")), res)
+            record(node, (g, x), res)
         return (res,)
 
 
