@@ -103,6 +103,7 @@ class KernelSession(Prompts):
         learn: dict[str, Any] | None = None,
         progress_store: Any = None,
         checker: bool = True,
+        display_hints: dict[str, Any] | None = None,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -115,6 +116,8 @@ class KernelSession(Prompts):
         #: False runs the kernel's code without the in-process checker (the OS sandbox
         #: still holds): for testing that the sandbox alone is a wall.
         self.checker = checker
+        #: Width and colour for panels; None: this process's terminal's.
+        self.display_hints = display_hints
         self.learn = dict(learn or {})
         #: The learner's real progress store (lesson mode): the kernel asks us to use it.
         self.progress_store = progress_store
@@ -331,7 +334,7 @@ class KernelSession(Prompts):
                     "source": source,
                     "filename": filename,
                     "live": self.stream is not None,
-                    **_terminal_hints(),
+                    **self._hints(),
                 },
                 collected,
                 self.time_limit,
@@ -368,7 +371,7 @@ class KernelSession(Prompts):
         try:
             self.wait_ready()
             reply = self._exchange(
-                {"type": "request", "op": op, **args, **_terminal_hints()}, [], self.time_limit
+                {"type": "request", "op": op, **args, **self._hints()}, [], self.time_limit
             )
         except KernelStartError as exc:
             self._show_error(f"gradshell: the sandboxed kernel could not start: {exc}\n")
@@ -392,7 +395,7 @@ class KernelSession(Prompts):
             saved, self.stream = self.stream, None
             try:
                 reply = self._exchange(
-                    {"type": "request", "op": "tutor_start", "name": lesson, **_terminal_hints()},
+                    {"type": "request", "op": "tutor_start", "name": lesson, **self._hints()},
                     [],
                     RECOVERY_BUDGET,
                 )
@@ -404,6 +407,9 @@ class KernelSession(Prompts):
             return f"{head}, but it could not start: {exc}\n"
         where = "at your saved step" if lesson else "at the lesson menu"
         return f"{head}, {where}; the failed input's work was lost.\n"
+
+    def _hints(self) -> dict[str, Any]:
+        return dict(self.display_hints) if self.display_hints is not None else _terminal_hints()
 
     def _mirror(self, state: dict[str, Any]) -> None:
         if isinstance(state.get("tutor"), dict):
@@ -541,6 +547,17 @@ class KernelSession(Prompts):
             if isinstance(item, list) and len(item) == 3:
                 items.append((str(item[0]), int(item[1]), str(item[2])))
         return items
+
+    def inspect(self, name: str) -> str | None:
+        """What `name?` shows, from the kernel (None when the name is unknown)."""
+        try:
+            self.wait_ready()
+            reply = self._exchange({"type": "request", "op": "inspect", "name": name}, [], 2.0)
+        except (KernelLost, KernelStartError):
+            self._restart_quietly()
+            return None
+        text = reply.get("text")
+        return text if isinstance(text, str) else None
 
     def set_time_limit(self, limit: float | None) -> None:
         """Change the per-statement time limit (for the REPL after a program with -i)."""

@@ -3,8 +3,9 @@
 The filter is a short classic-BPF program the kernel runs on each system call. It kills
 the process on a foreign calling convention (a wrong audit architecture, or x86_64's x32
 numbers), refuses new processes, program execution, tracing, mounts, namespaces, kernel
-keyrings, BPF, io_uring and module loading with EPERM, lets `clone` through only for new
-threads, lets `socket`/`socketpair` through only for AF_UNIX, refuses the two terminal ioctls
+keyrings, BPF, io_uring, module loading and `connect` with EPERM, lets `clone` through only
+for new threads, lets `socket`/`socketpair` through only for Unix stream sockets, refuses
+the two terminal ioctls
 that inject input (TIOCSTI, TIOCLINUX), and allows everything else.
 `clone3` answers ENOSYS: its flags live in memory a filter cannot read, and glibc then
 falls back to `clone`, whose flags it can.
@@ -62,6 +63,8 @@ DENIED = (
     "open_by_handle_at",
     "pidfd_getfd",
     "acct",
+    # The only sockets left are Unix ones; any server they could connect to is outside.
+    "connect",
 )
 
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
@@ -70,6 +73,8 @@ CLONE_THREAD = 0x00010000
 # CLONE_NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: a namespace.
 CLONE_NAMESPACES = 0x00000080 | 0x00020000 | 0x7E000000
 AF_UNIX = 1
+SOCK_STREAM = 1
+SOCK_TYPE_MASK = 0xF
 # ioctl requests that type into, or drive, a terminal: TIOCSTI would let the kernel push
 # keystrokes into the learner's shell through a terminal it still holds.
 TIOCSTI = 0x5412
@@ -89,6 +94,7 @@ _JEQ_K = 0x15
 _JGE_K = 0x35
 _JSET_K = 0x45
 _RET_K = 0x06
+_AND_K = 0x54
 
 # Offsets in struct seccomp_data: int nr; u32 arch; u64 ip; u64 args[6]. Both supported
 # architectures are little-endian, so an argument's low 32 bits sit at its offset.
@@ -149,14 +155,20 @@ def program(machine: str) -> list[tuple[int, int, int, int]]:
         (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
         (_RET_K, 0, 0, deny),
     ]
-    # socket(family, ...) and socketpair(family, ...): Unix sockets only (pipes between
-    # threads, multiprocessing-style helpers); no network family of any kind. Each block
-    # is entered with A = nr, and its jump past itself leaves A untouched for the next.
+    # socket(family, type, ...) and socketpair(family, type, ...): Unix stream sockets only
+    # (socket.socketpair() between threads); no network family of any kind, and no Unix
+    # datagrams, whose sendto()/sendmsg() could name any socket file (/dev/log, say). With
+    # connect() refused above, no Unix socket reaches a server outside the sandbox —
+    # Landlock does not guard connecting to a socket file. Each block is entered with
+    # A = nr, and its jump past itself leaves A untouched for the next.
     for name in ("socket", "socketpair"):
         insns += [
-            (_JEQ_K, 0, 4, calls[name]),
+            (_JEQ_K, 0, 7, calls[name]),
             (_LD_W_ABS, 0, 0, _ARG0),
-            (_JEQ_K, 0, 1, AF_UNIX),
+            (_JEQ_K, 0, 4, AF_UNIX),
+            (_LD_W_ABS, 0, 0, _ARG1),
+            (_AND_K, 0, 0, SOCK_TYPE_MASK),  # SOCK_NONBLOCK and SOCK_CLOEXEC may be or-ed in
+            (_JEQ_K, 0, 1, SOCK_STREAM),
             (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
             (_RET_K, 0, 0, deny),
         ]
@@ -200,5 +212,5 @@ def install() -> str:
     return (
         f"{len(insns)}-instruction filter on every thread: no new processes or programs "
         "(fork, exec, clone without CLONE_THREAD), no ptrace, mounts, namespaces, keyrings, "
-        "BPF, io_uring or modules; socket() for AF_UNIX only"
+        "BPF, io_uring or modules; sockets: Unix stream only, no connect()"
     )

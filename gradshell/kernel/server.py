@@ -301,6 +301,16 @@ class Kernel:
             items = []
         return {"type": "completions", "items": [list(item) for item in items]}
 
+    def _op_inspect(self, request: dict[str, Any]) -> dict[str, Any]:
+        """What `x?` shows: the object's type, its printed form and its docstring."""
+        from gradshell.shell.completion import describe_name
+
+        try:
+            text = describe_name(self.session, str(request.get("name", "")))
+        except Exception:
+            text = None
+        return {"type": "completions", "items": [], "text": text}
+
     def _op_set(self, request: dict[str, Any]) -> dict[str, Any]:
         if "time_limit" in request:
             self.session.time_limit = request["time_limit"]

@@ -19,12 +19,12 @@ from rich.console import Console
 from rich.text import Text
 
 from gradshell.replay.model import STYLES
-from gradshell.replay.parser import MARKDOWN_SUFFIXES, read_transcript
+from gradshell.replay.parser import MARKDOWN_SUFFIXES, NOTEBOOK_SUFFIXES, read_transcript
 from gradshell.replay.report import make_console, session_report, summary
 from gradshell.replay.runner import SessionFactory, run_transcript
 from gradshell.replay.update import update_file
 
-TRANSCRIPT_SUFFIXES = (".gsh", ".txt", *MARKDOWN_SUFFIXES)
+TRANSCRIPT_SUFFIXES = (".gsh", ".txt", *MARKDOWN_SUFFIXES, *NOTEBOOK_SUFFIXES)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         "files",
         nargs="+",
         metavar="FILE",
-        help="transcript files (.gsh, .txt, .md), or folders to search for .gsh and .md files",
+        help="transcript files (.gsh, .txt, .md, .ipynb), or folders to search for .gsh and .md files",
     )
     parser.add_argument(
         "--update", action="store_true", help="rewrite the expected output in place"
@@ -104,6 +104,10 @@ def main(argv: Sequence[str] | None = None, *, factory: SessionFactory | None = 
         file_passed = sum(r.passed for r in results)
         file_failed = sum(r.failed for r in results)
         passed += file_passed
+        if args.update and Path(name).suffix.lower() in NOTEBOOK_SUFFIXES:
+            console.print(f"{name}: --update does not rewrite notebooks; run them in Jupyter")
+            broken += 1
+            continue
         if args.update:
             changed = update_file(name, transcript.text, results)
             updated += changed

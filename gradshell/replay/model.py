@@ -13,7 +13,7 @@ from typing import Literal
 Mode = Literal["compare", "skip", "random"]
 PromptKind = Literal["python", "ipython"]
 STYLES = ("modern", "legacy")
-PROMPTS = ("python", "ipython")
+PROMPTS = ("python", "ipython", "jupyter")
 
 
 class TranscriptError(ValueError):

@@ -38,6 +38,7 @@ MAX_BYTES = 4 * 1024 * 1024
 """Largest transcript accepted (transcripts are hand-sized; bigger files are refused)."""
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+NOTEBOOK_SUFFIXES = (".ipynb",)
 SESSION_TAGS = ("pycon", "gradshell")
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -104,6 +105,13 @@ def read_transcript(
             f"file is too large for a transcript (over {_megabytes(max_bytes)})", name
         )
     text = decode(data, name)
+    if p.suffix.lower() in NOTEBOOK_SUFFIXES:
+        from gradshell.replay.notebook import parse_notebook
+
+        transcript = parse_notebook(text, name)
+        if not transcript.sessions:
+            raise NoSessionsError("no code cells: nothing to replay", name)
+        return transcript
     return parse_transcript(text, name, markdown=p.suffix.lower() in MARKDOWN_SUFFIXES)
 
 

@@ -23,12 +23,17 @@ from pathlib import Path
 import pytest
 
 from gradshell.replay.model import STYLES, Transcript, TranscriptError, TranscriptSession
-from gradshell.replay.parser import MARKDOWN_SUFFIXES, NoSessionsError, read_transcript
+from gradshell.replay.parser import (
+    MARKDOWN_SUFFIXES,
+    NOTEBOOK_SUFFIXES,
+    NoSessionsError,
+    read_transcript,
+)
 from gradshell.replay.report import render, session_report
 from gradshell.replay.runner import SessionResult, run_session
 
 INI_KEY = "gradshell_transcripts"
-SUFFIXES = (".gsh", *MARKDOWN_SUFFIXES)
+SUFFIXES = (".gsh", *MARKDOWN_SUFFIXES, *NOTEBOOK_SUFFIXES)
 
 
 class TranscriptMismatch(Exception):

@@ -17,6 +17,7 @@ import gradshell
 SUBCOMMANDS = {
     "replay": "gradshell.replay.cli",
     "learn": "gradshell.learn.cli",
+    "kernel": "gradshell.jupyter.install",
 }
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -26,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gradshell",
         description="An interactive teaching shell for PyTorch autograd.",
-        epilog="subcommands: gradshell replay FILE... | gradshell learn",
+        epilog="subcommands: gradshell replay FILE... | gradshell learn | gradshell kernel install",
     )
     p.add_argument("-c", dest="command", metavar="CODE", help="run CODE and exit")
     p.add_argument("file", nargs="?", help="run a Python file (the DSL) and exit")

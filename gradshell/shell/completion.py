@@ -7,6 +7,7 @@ anything. `SessionCompleter` adapts it to prompt_toolkit.
 
 from __future__ import annotations
 
+import inspect
 import keyword
 import re
 import types
@@ -110,6 +111,29 @@ def complete(session: Session, text: str) -> list[tuple[str, int, str]]:
         if name.startswith(prefix):
             out.append((name, -len(prefix), "attribute"))
     return out
+
+
+def describe_name(session: Session, name: str) -> str | None:
+    """What `name?` shows (IPython's `pinfo`): type, printed form and docstring of the
+    object a dotted name refers to, read as completion reads it; None if unknown."""
+    parts = name.strip().rstrip("?").split(".")
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    try:
+        obj = _resolve(session, parts)
+    except (LookupError, AttributeError):
+        return None
+    kind = type(obj)
+    lines = [f"Type:        {getattr(kind, '__qualname__', kind.__name__)}"]
+    if not isinstance(obj, type | types.ModuleType) and not callable(obj):
+        form = repr(obj)
+        if len(form) > 2000:
+            form = form[:2000] + "..."
+        lines.append(f"String form: {form}")
+    doc = getattr(obj, "__doc__", None)
+    if isinstance(doc, str) and doc.strip():
+        lines.append("Docstring:\n" + inspect.cleandoc(doc))
+    return "\n".join(lines)
 
 
 def make_completer(session: Session) -> Any:

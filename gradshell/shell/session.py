@@ -29,7 +29,10 @@ from gradshell.shell.tracebacks import (
 )
 
 STYLES = ("modern", "legacy")
-PROMPTS = ("python", "ipython")
+PROMPTS = ("python", "ipython", "jupyter")
+"""'jupyter': IPython's rules (the last expression is shown, in IPython's form) without the
+`Out[n]:` prefix, which the notebook draws itself."""
+_LAST_ONLY = ("ipython", "jupyter")
 
 
 @dataclass
@@ -322,6 +325,8 @@ class Session(Prompts):
             return
         if self.prompt == "ipython":
             text = display.ipython_out(value, self.execution_count)
+        elif self.prompt == "jupyter":
+            text = display.ipython_form(value) + "\n"
         else:
             text = display.python_form(value) + "\n"
         self.write(text)
@@ -344,7 +349,7 @@ class Session(Prompts):
             return self._run_magic(source)
         rule = "none"
         if display:
-            rule = "last" if self.prompt == "ipython" else "all"
+            rule = "last" if self.prompt in _LAST_ONLY else "all"
             if rule == "last" and _ends_with_semicolon(source):
                 rule = "none"
         result = self._execute(source, rule=rule, filename=self.filename)
@@ -404,7 +409,7 @@ class Session(Prompts):
 
     def run_code(self, source: str) -> CellResult:
         """Run code for a magic, inside the current cell (shown with the cell's rules)."""
-        rule = "last" if self.prompt == "ipython" else "all"
+        rule = "last" if self.prompt in _LAST_ONLY else "all"
         return self._execute(source, rule=rule, filename=self.filename)
 
     def _compile(self, source: str, rule: str, filename: str) -> list[CodeType]:

@@ -1,0 +1,269 @@
+"""The gradshell Jupyter kernel, driven as Jupyter drives it (jupyter_client, nbclient):
+execute, display data, errors, interrupt, restart, completion, inspection, input, lessons,
+and a notebook of a seed tutorial whose outputs equal the terminal's text."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+from gradshell.jupyter.install import DISPLAY_NAME, install
+from gradshell.replay.matcher import compare
+from gradshell.replay.parser import read_transcript
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "tests" / "transcripts" / "seed_003_modern.gsh"
+
+
+@pytest.fixture(scope="module")
+def jupyter_path(tmp_path_factory):
+    """A private Jupyter data directory holding the gradshell kernelspec."""
+    prefix = tmp_path_factory.mktemp("jupyter")
+    where = install(prefix=str(prefix))
+    saved = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")
+    yield Path(where)
+    if saved is None:
+        os.environ.pop("JUPYTER_PATH", None)
+    else:
+        os.environ["JUPYTER_PATH"] = saved
+
+
+@pytest.fixture(scope="module")
+def kernel(jupyter_path, tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("notebook-dir")
+    km, kc = start_new_kernel(kernel_name="gradshell", startup_timeout=60, cwd=str(cwd))
+    yield km, kc
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def run(kc, code: str, timeout: float = 60, **kwargs):
+    """Execute a cell; (reply content, [(msg_type, content)] of its outputs)."""
+    outputs = []
+    reply = kc.execute_interactive(
+        code, timeout=timeout, output_hook=lambda m: outputs.append(m), **kwargs
+    )
+    kept = [
+        (m["msg_type"], m["content"])
+        for m in outputs
+        if m["msg_type"] in ("stream", "display_data", "execute_result", "error")
+    ]
+    return reply["content"], kept
+
+
+def stdout(outputs) -> str:
+    return "".join(c["text"] for t, c in outputs if t == "stream" and c["name"] == "stdout")
+
+
+def test_kernelspec(jupyter_path):
+    spec = json.loads((jupyter_path / "kernel.json").read_text())
+    assert spec["display_name"] == DISPLAY_NAME == "gradshell (PyTorch autograd)"
+    assert spec["argv"][1:3] == ["-m", "gradshell.jupyter"]
+
+
+def test_install_command(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "gradshell", "kernel", "install", "--prefix", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "share/jupyter/kernels/gradshell/kernel.json").exists()
+
+
+def test_execute_prints_pytorchs_text(kernel):
+    _, kc = kernel
+    reply, outputs = run(
+        kc, "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 3).sum()\ny"
+    )
+    assert reply["status"] == "ok"
+    assert stdout(outputs) == "tensor(6., grad_fn=<SumBackward0>)\n"
+
+
+def test_only_the_last_expression_is_shown(kernel):
+    _, kc = kernel
+    _, outputs = run(kc, "1 + 1\n2 + 2")
+    assert stdout(outputs) == "4\n"
+    _, outputs = run(kc, "3 + 3;")
+    assert stdout(outputs) == ""
+
+
+def test_accumulation_panel_is_html_display_data(kernel):
+    _, kc = kernel
+    run(kc, "w = torch.ones(2, requires_grad=True)\n(w * 2).sum().backward()")
+    reply, outputs = run(kc, "(w * 2).sum().backward()")
+    assert reply["status"] == "ok"
+    shown = [c for t, c in outputs if t == "display_data"]
+    assert shown, outputs
+    data = shown[-1]["data"]
+    assert "w.grad" in data["text/plain"]
+    assert data["text/html"].startswith("<!DOCTYPE html>") or "<pre" in data["text/html"]
+    assert "w.grad" in data["text/html"]
+
+
+def test_errors_print_the_traceback_and_report_error(kernel):
+    _, kc = kernel
+    reply, outputs = run(kc, "1 / 0")
+    assert reply["status"] == "error" and reply["ename"] == "ZeroDivisionError"
+    assert stdout(outputs).endswith("ZeroDivisionError: division by zero\n")
+
+
+def test_magics_work(kernel):
+    _, kc = kernel
+    run(kc, "%style legacy")
+    _, outputs = run(kc, "torch.ones(2)")
+    assert stdout(outputs).startswith("\n 1\n 1\n[torch.FloatTensor of size 2]")
+    run(kc, "%style modern")
+
+
+def test_completion_and_inspection(kernel):
+    _, kc = kernel
+    run(kc, "weights = torch.zeros(3)")
+    matches = kc.complete("weig", 4, reply=True, timeout=30)["content"]["matches"]
+    assert "weights" in matches
+    matches = kc.complete("weights.zer", 11, reply=True, timeout=30)["content"]["matches"]
+    assert "zero_" in matches
+    found = kc.inspect("weights", 7, reply=True, timeout=30)["content"]
+    assert found["found"] and "tensor([0., 0., 0.])" in found["data"]["text/plain"]
+    _, outputs = run(kc, "weights?")
+    assert "String form: tensor([0., 0., 0.])" in stdout(outputs)
+
+
+def test_input_asks_the_notebook(kernel):
+    _, kc = kernel
+    msg_id = kc.execute("n = int(input('n? '))\nn * 2", allow_stdin=True)
+    request = kc.get_stdin_msg(timeout=30)
+    assert request["msg_type"] == "input_request"
+    kc.input("21")
+    outputs = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=30)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "stream":
+            outputs.append(msg["content"]["text"])
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    assert "".join(outputs).endswith("42\n")
+
+
+def test_interrupt_stops_a_loop_and_keeps_variables(kernel):
+    km, kc = kernel
+    run(kc, "keep = 41")
+    msg_id = kc.execute("while True:\n    pass\n")
+    time.sleep(1.5)
+    km.interrupt_kernel()
+    reply = kc.get_shell_msg(timeout=30)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kc.get_shell_msg(timeout=30)
+    assert reply["content"]["status"] == "error"
+    assert reply["content"]["ename"] == "KeyboardInterrupt"
+    _, outputs = run(kc, "keep + 1")
+    assert stdout(outputs) == "42\n"
+
+
+def test_lesson_in_the_notebook(kernel, tmp_path, monkeypatch):
+    _, kc = kernel
+    _, outputs = run(kc, "%learn 1")
+    text = stdout(outputs)
+    assert "Lesson 1" in text and "requires_grad" in text
+    _, outputs = run(kc, "hint")
+    assert "Hint 1/" in stdout(outputs)
+    _, outputs = run(kc, "bye")
+    assert "Progress saved" in stdout(outputs) or "progress" in stdout(outputs).lower()
+    _, outputs = run(kc, "40 + 2")
+    assert stdout(outputs) == "42\n"
+
+
+def test_restart_gives_a_fresh_session(jupyter_path, tmp_path):
+    km, kc = start_new_kernel(kernel_name="gradshell", startup_timeout=60, cwd=str(tmp_path))
+    try:
+        run(kc, "gone = 1")
+        km.restart_kernel(now=True)
+        kc.wait_for_ready(timeout=60)
+        reply, outputs = run(kc, "gone")
+        assert reply["status"] == "error" and reply["ename"] == "NameError"
+        _, outputs = run(kc, "import torch\ntorch.ones(1)")
+        assert stdout(outputs) == "tensor([1.])\n"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def _seed_notebook() -> tuple[dict, list]:
+    """The first sessions of seed 003 as notebooks' cells (one statement a cell)."""
+    transcript = read_transcript(SEED)
+    session = transcript.sessions[0]
+    cells = [
+        {
+            "id": f"cell-{number}",
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": example.source,
+        }
+        for number, example in enumerate(session.examples)
+    ]
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "gradshell", "display_name": DISPLAY_NAME}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return notebook, session.examples
+
+
+def test_seed_notebook_outputs_equal_the_terminals_text(jupyter_path, tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    data, examples = _seed_notebook()
+    notebook = nbformat.from_dict(data)
+    NotebookClient(notebook, kernel_name="gradshell", timeout=120, allow_errors=True).execute(
+        cwd=str(tmp_path)
+    )
+    from gradshell.replay.notebook import cell_output_text
+
+    for cell, example in zip(notebook.cells, examples, strict=True):
+        got = cell_output_text(cell.outputs)
+        assert compare(example.want, got).ok, (example.source, example.want, got)
+    path = tmp_path / "seed.ipynb"
+    nbformat.write(notebook, str(path))
+    # the executed notebook is a transcript: replaying it passes ...
+    done = subprocess.run(
+        [sys.executable, "-m", "gradshell", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # ... and a changed output fails
+    changed = json.loads(path.read_text())
+    for cell in changed["cells"]:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and "tensor" in "".join(output["text"]):
+                output["text"] = "".join(output["text"]).replace("tensor", "tensr", 1)
+                break
+        else:
+            continue
+        break
+    path.write_text(json.dumps(changed))
+    done = subprocess.run(
+        [sys.executable, "-m", "gradshell", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
