@@ -347,8 +347,15 @@ class DelayedError(Node):
         super().__init__()
         self.message = message
 
+    def name(self) -> str:
+        """PyTorch's C++ name for this node."""
+        return "torch::autograd::Error"
+
     def backward(self, *grads):
         raise RuntimeError(self.message)
+
+
+DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # PyTorch's name for this node
 
 
 def once_differentiable(fn):
@@ -365,19 +372,28 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        wrapped = []
+        # As PyTorch does: one Error node whose inputs are the outputs, detached into leaves
+        # that require grad; differentiating through it raises.
+        leaves = []
         for o in outs:
             if isinstance(o, Tensor):
-                node = DelayedError(
-                    "trying to differentiate twice a function that was marked with "
-                    "@once_differentiable",
-                    1,
-                )
-                node.next_functions = ()
-                node._meta = ()
                 o = o.detach()
+                o._requires_grad = True
+            leaves.append(o)
+        node = DelayedError(
+            "trying to differentiate twice a function that was marked with @once_differentiable",
+            len(outs),
+        )
+        tensors = [t for t in leaves if isinstance(t, Tensor)]
+        node.next_functions, node._meta = _edges(tensors)
+        node.num_outputs = len(outs)
+        wrapped = []
+        for nr, o in enumerate(leaves):
+            if isinstance(o, Tensor):
+                o = wrap(o._data, o._dtype)
                 o._grad_fn = node
                 o._requires_grad = True
+                o._output_nr = nr
             wrapped.append(o)
         return wrapped[0] if single else tuple(wrapped)
 
