@@ -342,6 +342,8 @@ def setitem(self: Tensor, key, value) -> None:
     """self[key] = value (a number or a tensor broadcast to the indexed shape)."""
     if type(key) is not int and not isinstance(key, (slice, Tensor)):
         key = normalize_key(key)
+        if isinstance(key, tuple):
+            _expand_key(self, key)  # PyTorch's errors for too many indices or ellipses
     np_key, advanced = _np_key(self, key)
     if not advanced and self._requires_grad and self._grad_fn is None and grad_mode.state.enabled:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)  # PyTorch writes through a view of the leaf

@@ -86,18 +86,83 @@ class MvBackward0(Node):
 @tensor_method("mv")
 def mv(self, vec):
     """Matrix-vector product."""
-    _check_pair(self, vec)
-    if self._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got 1, {self._data.ndim}, {vec._data.ndim}"
+    if not isinstance(vec, Tensor):
+        raise TypeError(
+            f"mv(): argument 'vec' (position 1) must be Tensor, not {type(vec).__name__}"
         )
-    n, k = self._data.shape
-    if vec._data.shape[0] != k:
-        raise RuntimeError(
-            f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._data.shape[0]})"
-        )
+    check_same_device(self, vec)
+    # PyTorch runs mv as addmv into a result of vec's dtype: its checks, in its order
+    _check_addmv(1, self, vec, self._data.shape[0] if self._data.ndim else 0, vec._dtype)
     xp = array_module(self._data)
     return _product(self, vec, MvBackward0, xp.matmul(self._data, vec._data))
+
+
+def _check_addmv(input_ndim: int, mat: Tensor, vec: Tensor, input_size: int, input_dtype) -> None:
+    """addmv's checks, in PyTorch's order: dimensions, sizes, then dtypes."""
+    if mat._data.ndim != 2 or vec._data.ndim != 1 or input_ndim > 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input_ndim}, {mat._data.ndim}, "
+            f"{vec._data.ndim}"
+        )
+    n, k = mat._data.shape
+    if vec._data.shape[0] != k or input_size not in (n, 1):
+        raise RuntimeError(
+            f"size mismatch, got input ({input_size}), mat ({n}x{k}), vec ({vec._data.shape[0]})"
+        )
+    if not input_dtype is mat._dtype is vec._dtype:
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{input_dtype.scalar_name}, {mat._dtype.scalar_name}, and {vec._dtype.scalar_name}"
+        )
+
+
+class AddmvBackward0(Node):
+    """d(beta·s + alpha·A@v): beta·g (summed to s's shape), alpha·outer(g, v), alpha·Aᵀ@g."""
+
+    def backward(self, g):
+        gs = ga = gv = None
+        if self.needs[0]:
+            gs = g if self.beta == 1 else g * self.beta
+            if tuple(gs.shape) != self.input_shape:
+                gs = gs.sum_to_size(self.input_shape) if self.input_shape else gs.sum()
+        if self.needs[1]:
+            ga = g.unsqueeze(1) * self.saved("vec").unsqueeze(0)
+            ga = ga if self.alpha == 1 else ga * self.alpha
+        if self.needs[2]:
+            gv = self.saved("mat").t().mv(g)
+            gv = gv if self.alpha == 1 else gv * self.alpha
+        return gs, ga, gv
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1) -> Tensor:
+    """beta * self + alpha * (mat @ vec), with self broadcast to the product's length."""
+    for name, t in (("mat", mat), ("vec", vec)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"addmv(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    check_same_device(mat, vec)
+    size = self._data.shape[0] if self._data.ndim else 1
+    _check_addmv(self._data.ndim, mat, vec, size, self._dtype)
+    xp = array_module(mat._data)
+    prod = xp.matmul(mat._data, vec._data)
+    if alpha != 1:
+        prod = prod * prod.dtype.type(alpha)
+    if beta != 0:
+        prod = prod + (self._data if beta == 1 else self._data * self._dtype.np.type(beta))
+    res = wrap(as_array(prod), mat._dtype)
+    if needs_grad(self, mat, vec):
+        node = AddmvBackward0()
+        node.beta, node.alpha = beta, alpha
+        node.input_shape = self._data.shape
+        node.needs = (self._requires_grad, mat._requires_grad, vec._requires_grad)
+        if vec._requires_grad:
+            node.save("mat", mat)
+        if mat._requires_grad:
+            node.save("vec", vec)
+        record(node, (self, mat, vec), res)
+    return res
+
+
+Tensor.addmv = addmv
 
 
 class DotBackward0(Node):

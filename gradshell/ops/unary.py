@@ -771,3 +771,16 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # no
 
 for _name in ("erf", "sinh", "cosh", "asin", "acos", "atan"):
     setattr(Tensor, _name + "_", _inplace(_name))
+
+
+@tensor_method("square")
+def square(self) -> Tensor:
+    """self ** 2 (PyTorch computes it as pow(self, 2): node PowBackward0)."""
+    if not isinstance(self, Tensor):
+        raise TypeError(
+            f"square(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"
+        )
+    return self.pow(2)
+
+
+Tensor.square_ = _inplace("square")

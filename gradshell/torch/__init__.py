@@ -317,6 +317,9 @@ from gradshell.torch import utils  # noqa: E402, F401 - torch.utils.data
 from gradshell.torch import serialization  # noqa: E402
 from gradshell.torch.serialization import load, save  # noqa: E402, F401
 
+addmv = _la.addmv
+square = _un.square
+
 
 def _finish() -> None:
     """PyTorch's class names, keywords and missing-name errors for every torch module."""

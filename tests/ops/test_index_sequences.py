@@ -71,3 +71,12 @@ def test_sequence_as_tuple_warns_like_pytorch(real_torch):
             torch.arange(12.0).reshape(3, 4)[[0, torch.tensor(2)]]
         caught.append([(x.category, str(x.message), x.filename) for x in w])
     assert caught[0] == caught[1]
+
+
+@pytest.mark.parametrize(
+    "key", ["[torch.tensor(1), 3]", "(0, 1)", "[0, None, 1]", "(Ellipsis, 0, 1)"]
+)
+def test_setitem_errors_agree(real_torch, key):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compare(f"x = torch.zeros(4)\nx[{key}] = 5.", real_torch)
