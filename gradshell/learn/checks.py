@@ -13,6 +13,7 @@ A step passes when every check passes; the first check that does not is reported
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from enum import Enum
@@ -44,6 +45,9 @@ class Outcome:
     status: Status
     message: str = ""
     check: Check | None = None
+    late: bool = False
+    """A wrong result that a later line of the task may still change (a gradient that a
+    further backward() adds to): reported only once the learner looks at a result."""
 
 
 @dataclass(frozen=True)
@@ -74,16 +78,17 @@ _WORDS = {
         "type": "{expr} is a {got}, but the task wants a {want}",
         "shape": "{expr} has shape {got}; the task wants shape {want}",
         "values": "{expr} holds {got}; the task wants {want}",
+        "values_hidden": "{expr} holds {got}, which is not what the task computes",
         "dtype": "{expr} has dtype {got}; the task wants {want}",
         "requires_grad": "{expr}.requires_grad is {got}; the task wants {want}",
         "is_leaf": "{expr}.is_leaf is {got}; the task wants {want}",
         "grad_fn": "{expr}.grad_fn is {got}; the task wants {want}",
         "no_grad_yet": "{expr}.grad is None: no backward() has reached it yet",
         "grad_shape": "{expr}.grad has shape {got}; the task wants shape {want}",
-        "grad": "{expr}.grad holds {got}; the task wants {want}",
+        "grad": "{expr}.grad holds {got}, which is not what the task's backward() gives",
         "grad_not_none": "{expr}.grad is {got}; the task wants it to be None",
         "grad_not_cleared": "{expr}.grad still holds {got}; the task wants it cleared",
-        "equals": "{expr} is {got}; the task wants {want}",
+        "equals": "{expr} is {got}, which is not what the task asks for",
         "not_raised": "no {want} has been raised in this step yet",
         "not_zeroed": "{expr}.grad has not been cleared and then filled by a new backward() yet",
         "accumulated": (
@@ -93,6 +98,9 @@ _WORDS = {
         "not_ran": "%{want} has not been run in this step yet",
         "style": "the print style is {got}; the task wants {want} (%style {want})",
         "no_backward": "no backward() has started from {expr} in this step yet",
+        "not_reached": "no backward() in this step has gone through {expr} yet",
+        "not_warned": "no {want} has been shown in this step yet",
+        "not_printed": "{expr} has not been printed yet",
     },
     "zh": {
         "missing": "{expr} 还不存在",
@@ -101,16 +109,17 @@ _WORDS = {
         "type": "{expr} 是 {got}，但题目要的是 {want}",
         "shape": "{expr} 的形状是 {got}，题目要的是 {want}",
         "values": "{expr} 的值是 {got}，题目要的是 {want}",
+        "values_hidden": "{expr} 的值是 {got}，和题目算出来的结果不一样",
         "dtype": "{expr} 的 dtype 是 {got}，题目要的是 {want}",
         "requires_grad": "{expr}.requires_grad 是 {got}，题目要的是 {want}",
         "is_leaf": "{expr}.is_leaf 是 {got}，题目要的是 {want}",
         "grad_fn": "{expr}.grad_fn 是 {got}，题目要的是 {want}",
         "no_grad_yet": "{expr}.grad 还是 None：还没有哪次 backward() 传到它",
         "grad_shape": "{expr}.grad 的形状是 {got}，题目要的是 {want}",
-        "grad": "{expr}.grad 的值是 {got}，题目要的是 {want}",
+        "grad": "{expr}.grad 的值是 {got}，和题目里的 backward() 应该得到的结果不一样",
         "grad_not_none": "{expr}.grad 是 {got}，题目要求它是 None",
         "grad_not_cleared": "{expr}.grad 里还是 {got}，题目要求先把它清掉",
-        "equals": "{expr} 是 {got}，题目要的是 {want}",
+        "equals": "{expr} 是 {got}，和题目要的不一样",
         "not_raised": "这一步里还没有出现 {want}",
         "not_zeroed": "还没有先清空 {expr}.grad、再用一次新的 backward() 把它填上",
         "accumulated": "backward() 把梯度加到了旧的 {expr}.grad 上：下一次 backward() 之前要先清零",
@@ -118,6 +127,9 @@ _WORDS = {
         "not_ran": "这一步里还没有运行 %{want}",
         "style": "现在的打印风格是 {got}，题目要的是 {want}（%style {want}）",
         "no_backward": "这一步里还没有从 {expr} 开始的 backward()",
+        "not_reached": "这一步里还没有哪次 backward() 经过 {expr}",
+        "not_warned": "这一步里还没有出现 {want}",
+        "not_printed": "还没有把 {expr} 打印出来",
     },
 }
 
@@ -264,8 +276,15 @@ def _check_tensor(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
                 lang, "shape", expr=expr, got=_shape(arr.shape), want=_shape(np.shape(want))
             )
         if not same:
-            return _wrong(lang, "values", expr=expr, got=_show(arr), want=_show(want))
+            # a computed tensor's values are the step's answer: never give them away
+            key = "values" if t.grad_fn is None else "values_hidden"
+            return _wrong(lang, key, expr=expr, got=_show(arr), want=_show(want))
     if "requires_grad" in props and t.requires_grad != props["requires_grad"]:
+        if props["requires_grad"] and not t.requires_grad:
+            # switched on by a later line of the task (`requires_grad_()`): not wrong yet
+            return _pending(
+                lang, "requires_grad", expr=expr, got=False, want=props["requires_grad"]
+            )
         return _wrong(
             lang, "requires_grad", expr=expr, got=t.requires_grad, want=props["requires_grad"]
         )
@@ -301,7 +320,10 @@ def _check_tensor(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
                 want=_shape(np.shape(props["grad"])),
             )
         if not same:
-            return _wrong(lang, "grad", expr=expr, got=_show(arr), want=_show(props["grad"]))
+            # a further backward() of the task may still add to it: say so only when
+            # the learner looks at a result, and never say what it should be
+            outcome = _wrong(lang, "grad", expr=expr, got=_show(arr))
+            return Outcome(outcome.status, outcome.message, late=True)
     return Outcome(Status.PASS)
 
 
@@ -378,9 +400,20 @@ def _same(a: Any, b: Any) -> bool:
     return False
 
 
+def _shown_values(shown: list[Any]) -> list[Any]:
+    """The values displayed, and the items of displayed tuples and lists
+    (`y.is_leaf, y.requires_grad` on one line shows both)."""
+    out: list[Any] = []
+    for v in shown:
+        out.append(v)
+        if isinstance(v, tuple | list) and len(v) <= 64:
+            out.extend(v)
+    return out
+
+
 def _check_shown(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
     value = _evaluate(runtime, check.subject)
-    if any(_same(v, value) for v in runtime.log.shown):
+    if any(_same(v, value) for v in _shown_values(runtime.log.shown)):
         return Outcome(Status.PASS)
     if value is not None and not isinstance(value, bool):
         try:
@@ -415,6 +448,72 @@ def _check_backward_from(check: Check, runtime: LessonRuntime, lang: str) -> Out
     return _pending(lang, "no_backward", expr=check.subject)
 
 
+def _check_backward_reached(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
+    """A backward pass in this step went through the tensor: its grad_fn ran, or (for a
+    leaf) a gradient was added into its `.grad`."""
+    t = _evaluate(runtime, check.subject)
+    if not isinstance(t, _tensor_type()):
+        return _wrong(lang, "not_tensor", expr=check.subject, kind=_kind_name(t))
+    node = t.grad_fn
+    if node is not None:
+        ref = runtime.log.nodes_run.get(id(node))
+        if ref is not None and ref() is node:
+            return Outcome(Status.PASS)
+    elif any(a.tensor() is t for a in runtime.log.accumulations):
+        return Outcome(Status.PASS)
+    return _pending(lang, "not_reached", expr=check.subject)
+
+
+def _check_warned(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
+    """The learner's code made PyTorch show a warning of this category in this step."""
+    want = check.subject
+    match = str(check.props.get("match", "")).lower()
+    for out in runtime.log.outputs:
+        for line in out.splitlines():
+            if f"{want}: " in line and match in line.lower():
+                return Outcome(Status.PASS)
+    return _pending(lang, "not_warned", want=want)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _check_printed(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
+    """Some output of this step shows the value: every element appears in one output as
+    a number that rounds to it (any number of decimals, as `print` or an f-string gave)."""
+    value = _evaluate(runtime, check.subject)
+    try:
+        want = np.asarray(
+            _array(value) if isinstance(value, _tensor_type()) else value, dtype=np.float64
+        ).ravel()
+    except (TypeError, ValueError):
+        return _wrong(lang, "not_tensor", expr=check.subject, kind=_kind_name(value))
+    if want.size == 0 or want.size > 64:
+        return _pending(lang, "not_printed", expr=check.subject)
+    for out in runtime.log.outputs:
+        numbers = [m.group(0) for m in _NUMBER.finditer(out)]
+        if numbers and all(any(_rounds_to(n, w) for n in numbers) for w in want):
+            return Outcome(Status.PASS)
+    return _pending(lang, "not_printed", expr=check.subject)
+
+
+def _rounds_to(text: str, value: float) -> bool:
+    """Is the printed number `text` the value rounded to the decimals it shows?"""
+    try:
+        shown = float(text)
+    except ValueError:
+        return False
+    mantissa = text.lower().split("e")[0]
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    if "e" in text.lower():
+        return bool(np.isclose(shown, value, rtol=10.0 ** -max(decimals, 1), atol=0))
+    return abs(shown - value) <= 0.5 * 10.0**-decimals + 1e-12 and (decimals > 0 or value == shown)
+
+
+def _kind_name(value: Any) -> str:
+    return type(value).__name__
+
+
 def _check_true(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
     value = _evaluate(runtime, check.subject)
     try:
@@ -436,6 +535,9 @@ _KINDS = {
     "ran": _check_ran,
     "style": _check_style,
     "backward_from": _check_backward_from,
+    "backward_reached": _check_backward_reached,
+    "warned": _check_warned,
+    "printed": _check_printed,
     "true": _check_true,
 }
 
@@ -502,8 +604,10 @@ def evaluate_check(
     except Exception as exc:  # an odd learner object must not crash the lesson
         outcome = _pending(lang, "broken", expr=check.subject, error=f"{type(exc).__name__}: {exc}")
     if outcome.status is Status.WRONG and check.message is not None:
-        outcome = Outcome(Status.WRONG, check.message.get(lang))
+        outcome = Outcome(Status.WRONG, check.message.get(lang), late=outcome.late)
     if outcome.status is Status.WRONG and mark is not None and _fingerprint(check, runtime) == mark:
+        outcome = Outcome(Status.PENDING, outcome.message)
+    if outcome.status is Status.WRONG and outcome.late and not runtime.log.looked:
         outcome = Outcome(Status.PENDING, outcome.message)
     return Outcome(outcome.status, outcome.message, check)
 

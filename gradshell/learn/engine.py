@@ -5,7 +5,7 @@ choice or a prediction), writes everything to `out`, and `prompt()` says what to
 next; `gradshell.learn.terminal` reads inputs from a terminal or a pipe and feeds them.
 
 Modes: the menu (`learn ›`), a lesson step (`(5.2) >>>`), a prediction (`predict ›`),
-play (`(play) >>>`, nothing checked until `nxt`) and a finished lesson. In a step,
+play (`(play) >>>`, nothing checked until `next`) and a finished lesson. In a step,
 code runs in the lesson's shell session (`LessonRuntime`) and the step's checks run
 after each input; the commands are `hint`, `skip`, `back`, `next`, `play`, `reset`,
 `again`, `menu`, `progress`, `help` and `bye` (Ctrl-D, `exit()` too). Progress is saved

@@ -56,7 +56,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "  skip      run the reference solution, show it, and go on\n"
             "  back      go back one step (variables restored to that step's start)\n"
             "  next      go on to the next step\n"
-            "  play      experiment freely; type nxt to come back\n"
+            "  play      experiment freely; type next to come back\n"
             "  reset     start this step again (its variables restored)\n"
             "  again     show this step's text again\n"
             "  menu      the list of lessons\n"
@@ -79,9 +79,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "rebuilt": "(Variables restored to the start of this step from the earlier steps' solutions.)",
         "resumed": "Welcome back: resuming lesson {number} at step {index} of {total}.",
         "restart_finished": "You finished this lesson before; here it is again from the start.",
-        "play_on": "Play mode: try anything. Nothing is checked. Type nxt to return to the lesson.",
+        "play_on": "Play mode: try anything. Nothing is checked. Type next to return to the lesson.",
         "play_off": "Back to the lesson. (reset restores this step's starting variables.)",
-        "play_prompt_help": "In play mode; type nxt to return to the lesson, bye to leave.",
+        "play_prompt_help": "In play mode; type next to return to the lesson, bye to leave.",
         "predict_question": "Predict first: {question}",
         "predict_how": (
             "Type your prediction (a number, or a list such as [1, 2, 3]; True/False; None); "
@@ -155,7 +155,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "  skip      运行并展示参考答案，然后继续\n"
             "  back      回到上一步（变量恢复到那一步开始时的样子）\n"
             "  next      进入下一步\n"
-            "  play      自由练习，不做检查；输入 nxt 回到课程\n"
+            "  play      自由练习，不做检查；输入 next 回到课程\n"
             "  reset     重做这一步（变量恢复到这一步开始时的样子）\n"
             "  again     再看一遍这一步的说明\n"
             "  menu      课程目录\n"
@@ -178,9 +178,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "rebuilt": "（已根据前面几步的参考答案，把变量恢复到这一步开始时的样子。）",
         "resumed": "欢迎回来！从第 {number} 课的第 {index} 步（共 {total} 步）继续。",
         "restart_finished": "这一课你已经学完了，现在从头再来一遍。",
-        "play_on": "自由练习模式：随便试，不做任何检查。输入 nxt 回到课程。",
+        "play_on": "自由练习模式：随便试，不做任何检查。输入 next 回到课程。",
         "play_off": "回到课程了。（输入 reset 可以把变量恢复到这一步开始时的样子。）",
-        "play_prompt_help": "现在是自由练习模式；输入 nxt 回到课程，输入 bye 退出。",
+        "play_prompt_help": "现在是自由练习模式；输入 next 回到课程，输入 bye 退出。",
         "predict_question": "先猜一猜：{question}",
         "predict_how": (
             "输入你的预测（一个数，或者像 [1, 2, 3] 这样的列表；也可以是 True/False 或 None）；"

@@ -87,6 +87,13 @@ CHECK_KINDS: dict[str, frozenset[str]] = {
     "style": frozenset(),
     # a backward pass in this step started from this tensor
     "backward_from": frozenset(),
+    # a backward pass in this step went through this tensor (its grad_fn ran, or a
+    # gradient reached this leaf's .grad)
+    "backward_reached": frozenset(),
+    # the learner's code showed a warning of this category (UserWarning...) in this step
+    "warned": frozenset({"match"}),
+    # an output of this step shows this value (printed, to any number of decimals)
+    "printed": frozenset(),
     # an expression that must be true (needs a message)
     "true": frozenset(),
 }

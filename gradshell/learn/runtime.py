@@ -48,6 +48,12 @@ class StepLog:
     magics: list[str] = field(default_factory=list)
     accumulations: list[Accumulation] = field(default_factory=list)
     backward_roots: list[tuple[weakref.ref, ...]] = field(default_factory=list)
+    nodes_run: dict[int, weakref.ref] = field(default_factory=dict)
+    """The graph nodes a backward pass ran through in this step, by id."""
+    looked: bool = False
+    """The last input showed a value or printed something (the learner looked at a result)."""
+    backwards_done: int = 0
+    """Backward passes that finished without an error in this step."""
     cells: int = 0
     start_marks: dict[int, Any] = field(default_factory=dict)
     """Fingerprints of the checks' subjects when the step began (see checks.fingerprint)."""
@@ -135,6 +141,11 @@ class LessonRuntime:
                 self._accumulated(event)
             elif isinstance(event, events.BackwardStarted):
                 self.log.backward_roots.append(tuple(_ref(t) for t in event.roots))
+            elif isinstance(event, events.NodeRun):
+                if len(self.log.nodes_run) < 100_000:  # a huge graph: the first nodes do
+                    self.log.nodes_run[id(event.node)] = _ref(event.node)
+            elif isinstance(event, events.BackwardFinished) and event.error is None:
+                self.log.backwards_done += 1
         except Exception:  # a bookkeeping slip must never break the learner's backward()
             pass
 
@@ -166,8 +177,12 @@ class LessonRuntime:
 
     def run_cell(self, source: str) -> CellResult:
         """Run one input in the session and record it in the step's log."""
+        shown_before = len(self.log.shown)
         result = self.session.run_cell(source)
         log = self.log
+        log.looked = len(log.shown) > shown_before or (
+            result.error is None and bool(result.output.strip())
+        )
         log.cells += 1
         log.outputs.append(result.output)
         stripped = source.lstrip()

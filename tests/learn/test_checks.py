@@ -140,8 +140,9 @@ WRONG = [
             "x = torch.tensor([2., 2., 2.], requires_grad=True)",
             "y = x * 3",
             "y.backward(torch.tensor([0.1, 1.0, 10.0]))",
+            "x.grad",
         ],
-        "x.grad holds [0.3, 3, 30]; the task wants [0.2, 2, 20]",
+        "x.grad holds [0.3, 3, 30], which is not what the task's backward() gives",
     ),
     (
         "accumulation",
@@ -192,9 +193,14 @@ def test_wrong_answers_fail_with_a_reason(name, step_id, inputs, message):
 
 def test_reasons_in_chinese():
     rt, step = runtime_at("accumulation", "first-backward", lang="zh")
-    run_all(rt, "x = torch.tensor([2., 2., 2.], requires_grad=True)", "(x * 3).sum().backward()")
+    run_all(
+        rt,
+        "x = torch.tensor([2., 2., 2.], requires_grad=True)",
+        "(x * 3).sum().backward()",
+        "print(x.grad)",
+    )
     failure = rt.check(step).first_failure
-    assert failure.message == "x.grad 的值是 [3, 3, 3]，题目要的是 [0.2, 2, 20]"
+    assert failure.message == "x.grad 的值是 [3, 3, 3]，和题目里的 backward() 应该得到的结果不一样"
 
 
 def test_untouched_subjects_are_pending_not_wrong():
@@ -318,3 +324,86 @@ def test_odd_learner_objects_never_crash_a_check():
     assert outcome.status is Status.PENDING
     assert "boom" in outcome.message
     assert _outcome(rt, "tensor", "o", values=1.0).status is Status.WRONG  # not a tensor
+
+
+# --- checks look at the moment the step asks for -----------------------------------------
+
+
+def _verdict(name: str, step_id: str, *inputs: str, lang: str = "en"):
+    rt, step = runtime_at(name, step_id, lang=lang)
+    run_all(rt, *inputs)
+    return rt.check(step)
+
+
+def test_a_step_about_a_backward_waits_for_the_backward():
+    made = "x1 = 2 * torch.ones(2, 2, requires_grad=True)"
+    verdict = _verdict("graph", "not-a-leaf", made, "x1.is_leaf")
+    assert not verdict.passed and verdict.first_failure.status is Status.PENDING
+    verdict = _verdict("graph", "not-a-leaf", made, "x1.is_leaf", "x1.sum().backward()")
+    assert not verdict.passed  # the task goes on: look at x1.grad (PyTorch warns)
+    verdict = _verdict("graph", "not-a-leaf", made, "x1.is_leaf", "x1.sum().backward()", "x1.grad")
+    assert verdict.passed, verdict.first_failure
+    # a backward that does not go through x1 is not the one the step is about
+    verdict = _verdict(
+        "graph",
+        "not-a-leaf",
+        made,
+        "x1.is_leaf",
+        "torch.ones(1, requires_grad=True).sum().backward()",
+        "x1.grad",
+    )
+    assert not verdict.passed and "gone through x1" in verdict.first_failure.message
+
+
+def test_a_step_that_asks_for_a_print_waits_for_it():
+    loss = "loss = ((w * x + b - y) ** 2).mean()"
+    verdict = _verdict("fit-a-line", "loss-and-gradients", loss, "loss.backward()")
+    assert not verdict.passed and verdict.first_failure.status is Status.PENDING
+    assert verdict.first_failure.message == "w.grad has not been printed yet"
+    printed = 'print(f"{w.grad.item():.4f} {b.grad.item():.4f}")'
+    assert _verdict("fit-a-line", "loss-and-gradients", loss, "loss.backward()", printed).passed
+    assert _verdict(
+        "fit-a-line", "loss-and-gradients", loss, "loss.backward()", "print(w.grad, b.grad)"
+    ).passed
+    # a print of something else is not the print the task asks for
+    verdict = _verdict("fit-a-line", "loss-and-gradients", loss, "loss.backward()", "print(w)")
+    assert not verdict.passed
+
+
+def test_two_values_shown_on_one_line_count_as_both_shown():
+    assert _verdict("graph", "is-leaf", "y.is_leaf, y.requires_grad").passed
+    assert _verdict("graph", "is-leaf", "y.is_leaf", "y.requires_grad").passed
+
+
+def test_a_correct_intermediate_step_is_not_scolded_and_the_answer_is_not_given():
+    # lesson 5, step 5: after z_mean.backward() x.grad holds 4.5; the task goes on
+    lines = [
+        "x = torch.ones(2, 2, requires_grad=True)",
+        "y = x + 2",
+        "z = y * y * 3",
+        "z_mean = z.mean()",
+        "z_mean.backward()",
+    ]
+    verdict = _verdict("accumulation", "two-outputs", *lines)
+    assert verdict.first_failure.status is Status.PENDING
+    # looking at the intermediate result says it is not the answer, but never the answer
+    verdict = _verdict("accumulation", "two-outputs", *lines, "x.grad")
+    assert verdict.first_failure.status is Status.WRONG
+    assert "5.5" not in verdict.first_failure.message
+    assert _verdict("accumulation", "two-outputs", *lines, "x.sum().backward()").passed
+    # lesson 1, step 4: from_numpy, then requires_grad_() on the next line
+    lines = ["import numpy as np", "n = np.array([1, 2, 3], dtype=np.float64)"]
+    verdict = _verdict("requires-grad", "from-numpy", *lines, "d = torch.from_numpy(n)")
+    assert verdict.first_failure.status is Status.PENDING
+    assert _verdict(
+        "requires-grad", "from-numpy", *lines, "d = torch.from_numpy(n)", "d.requires_grad_()"
+    ).passed
+
+
+def test_wrong_computed_values_never_reveal_the_expected_values():
+    verdict = _verdict(
+        "chain", "build", "x = torch.ones(2, 2, requires_grad=True)", "y = x + 3", "z = y * y * 3"
+    )
+    failure = verdict.first_failure
+    assert failure.status is Status.WRONG
+    assert failure.message == "y holds [[4, 4], [4, 4]], which is not what the task computes"

@@ -82,6 +82,20 @@ def test_both_languages_are_written_not_copied(name):
         assert text.en != text.zh
 
 
+SOURCE_NAMES = re.compile(r"\bseeds? \d{3}|\bseeds \d{3}|种子教程|\bthe seed\b", re.I)
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_lesson_text_names_tutorial_ideas_not_our_source_files(name):
+    lesson = next(lesson for lesson in course() if lesson.id == name)
+    shown = [("title", lesson.title), *_texts(lesson)]
+    shown += [(f"{s.id}.hint{k}", h) for s in lesson.steps for k, h in enumerate(s.hints)]
+    for where, text in shown:
+        for lang in ("en", "zh"):
+            found = SOURCE_NAMES.search(text.get(lang))
+            assert found is None, f"{name} {where} ({lang}) cites {found.group(0)!r}"
+
+
 def test_every_step_has_hints_that_end_in_the_answer():
     for lesson in course():
         for step in lesson.steps:
@@ -163,7 +177,7 @@ def test_a_reference_that_fails_its_check_fails(tmp_path):
     path = _write(tmp_path, GOOD.replace("grad = [1.0, 1.0]", "grad = [3.0, 3.0]"))
     report = verify_lesson(load_lesson(path))
     assert not report.ok
-    assert "x.grad holds [1, 1]; the task wants [3, 3]" in report.describe()
+    assert "x.grad holds [1, 1], which is not what the task's backward() gives" in report.describe()
 
 
 def test_a_noisy_setup_fails(tmp_path):

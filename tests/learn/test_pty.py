@@ -44,8 +44,11 @@ def test_a_lesson_in_a_terminal_with_a_wrong_answer_a_hint_a_skip_ctrl_d_and_res
     t.type("x = torch.tensor([2., 2., 2.], requires_grad=True)", "(5.1) >>>")
     t.type("y = x * 3", "(5.1) >>>")
     screen = t.type("y.backward(torch.tensor([0.1, 1.0, 10.0]))", "(5.1) >>>")
-    assert "Not yet: x.grad holds [0.3, 3, 30]; the task wants [0.2, 2, 20]" in screen
+    assert "Not yet" not in screen  # a further backward() could still add to x.grad
     assert "None → [0.3000, 3.0000, 30.0000]" in screen  # the visual panel is on
+    screen = t.type("x.grad", "(5.1) >>>")  # looking at it: wrong, the answer not given
+    assert "Not yet: x.grad holds [0.3, 3, 30], which is not what" in screen
+    assert "[0.2, 2, 20]" not in screen
 
     # a hint, then a skip
     assert "Hint 1/2" in t.type("hint", "(5.1) >>>")
@@ -95,3 +98,51 @@ def test_a_lesson_in_a_terminal_with_a_wrong_answer_a_hint_a_skip_ctrl_d_and_res
         "two-outputs",
         "zero-then-sum",
     }
+
+
+class LessonTerminal(Terminal):
+    """`gradshell learn NAME` in a pseudo-terminal, in a given language."""
+
+    def __init__(self, data_dir, name: str, lang: str = "en") -> None:
+        terminal.Terminal.__init__(
+            self, data_dir, "learn", name, "--lang", lang, drop_env=("LANGUAGE",)
+        )
+
+
+def test_a_step_about_a_backward_passes_only_after_the_backward_in_a_terminal(tmp_path):
+    t = LessonTerminal(tmp_path / "data", "2")
+    try:
+        t.read_until(prompt("(2.1) >>>"))
+        for n in range(1, 6):  # go on to step 6 (each unfinished step runs its reference)
+            screen = t.type("next", f"(2.{n + 1}) >>>" if n != 2 else "predict ›")
+            if n == 2:
+                t.type("", "(2.3) >>>")
+        assert "Tutorials warn about a trap" in screen and "Seed" not in screen
+        t.type("x1 = 2 * torch.ones(2, 2, requires_grad=True)", "(2.6) >>>")
+        screen = t.type("x1.is_leaf", "(2.6) >>>")
+        assert "Well done" not in screen and "Not yet" not in screen
+        screen = t.type("x1.sum().backward()", "(2.6) >>>")
+        assert "Well done" not in screen
+        screen = t.type("x1.grad", "(2.7) >>>")
+        assert "not a leaf Tensor" in screen and "✓ Well done." in screen
+        t.type("play", "(play) >>>")
+        assert "type next to return" in t.type("help", "(play) >>>")
+        t.type("next", "(2.7) >>>")
+    finally:
+        t.kill()
+
+
+def test_a_print_step_and_two_values_on_one_line_in_chinese(tmp_path):
+    t = LessonTerminal(tmp_path / "data", "10", lang="zh")
+    try:
+        t.read_until(prompt("(10.1) >>>"))
+        t.type("next", "(10.2) >>>")
+        screen = t.type("next", "预测 ›")
+        t.type("-2", "(10.3) >>>")
+        t.type("loss = ((w * x + b - y) ** 2).mean()", "(10.3) >>>")
+        screen = t.type("loss.backward()", "(10.3) >>>")
+        assert "做得好" not in screen and "-2.2105" not in screen
+        screen = t.type('print(f"{w.grad.item():.4f} {b.grad.item():.4f}")', "(10.4) >>>")
+        assert "-2.2105 -2.0000" in screen and "✓" in screen
+    finally:
+        t.kill()
