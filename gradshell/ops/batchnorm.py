@@ -9,6 +9,7 @@ unbiased batch variance. The statistics are summed in float64 and rounded once.
 
 from __future__ import annotations
 
+from gradshell.core import grad_mode
 from gradshell.core.size import Size
 from gradshell.ops.base import (
     FLOAT,
@@ -47,6 +48,12 @@ class NativeBatchNormBackward0(Node):
         axes = _reduce_axes(len(shape))
         n = x._data.size // shape[1] if shape[1] else 0
         need_x, need_w, need_b = self.needs
+        if self.training and grad_mode.state.enabled:
+            # create_graph: the batch statistics are functions of x too, so recompute
+            # them with tensor operations for the second derivative to see that
+            mean = x.mean(axes)
+            centred = x - mean.view(cv)
+            invstd = ((centred * centred).mean(axes) + self.eps).rsqrt()
         m = mean.view(cv)
         s = invstd.view(cv)
         xhat_unscaled = x - m
@@ -152,6 +159,7 @@ def batch_norm(
     if needs_grad(x, weight, bias):
         node = NativeBatchNormBackward0()
         node.training = use_batch
+        node.eps = eps
         node.has_weight = weight is not None
         node.needs = (
             x._requires_grad,

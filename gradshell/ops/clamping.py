@@ -18,7 +18,17 @@ class ClampMinBackward0(ClampBackward1):
     legacy_name_02 = "CmaxConstantBackward"
 
 
-class ClampMinBackward1(ClampBackward0):
+class _OneBound(ClampBackward0):
+    """clamp with one tensor bound: clamp's gradients for self and that bound only."""
+
+    keep = (0, 1)
+
+    def backward(self, g):
+        grads = super().backward(g)
+        return tuple(grads[i] for i in self.keep)
+
+
+class ClampMinBackward1(_OneBound):
     """clamp_min with a tensor: to x where x >= min, to min elsewhere."""
 
 
@@ -28,7 +38,7 @@ class ClampMaxBackward0(ClampBackward1):
     legacy_name_02 = "CminConstantBackward"
 
 
-class ClampMaxBackward1(ClampBackward0):
+class ClampMaxBackward1(_OneBound):
     """clamp_max with a tensor: to x where x <= max, to max elsewhere."""
 
 
@@ -47,6 +57,11 @@ def _one_sided(name: str, bound: str, self, value, scalar_node, tensor_node) -> 
     fn = res._grad_fn
     if fn is not None:
         fn.__class__ = tensor_node if isinstance(value, Tensor) else scalar_node
+        if isinstance(value, Tensor):  # one bound: edges to self and that bound only
+            keep = (0, 1) if bound == "min" else (0, 2)
+            fn.next_functions = tuple(fn.next_functions[i] for i in keep)
+            fn._meta = tuple(fn._meta[i] for i in keep)
+            fn.keep = keep
     return res
 
 
