@@ -65,6 +65,15 @@ def unary(x: Tensor, fname: str, node_cls=None, save: str | None = None, floatin
     return res
 
 
+def _exact_backward(name: str, g: Tensor, v: Tensor, formula, *args) -> Tensor:
+    """PyTorch's backward kernel `name` on the arrays of g and v (same rounding as its
+    CPU build), or `formula()` where there is none (other devices and dtypes)."""
+    kernel = kernels.lookup_pair(name, g._data, v._data)
+    if kernel is None:
+        return formula()
+    return wrap(kernel(g._data, v._data, *args), v._dtype)
+
+
 def _inplace(name: str):
     def method(self, *args, **kwargs):
         from gradshell.ops.inplace import apply_inplace
@@ -317,7 +326,11 @@ class TanhBackwardBackward0(FusedBackward):
 
 def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
     """The gradient of tanh given its result y: g (1 - y²), one node if differentiated."""
-    return fused(TanhBackwardBackward0, (g, y), lambda: g * (1 - y * y))
+    return fused(
+        TanhBackwardBackward0,
+        (g, y),
+        lambda: _exact_backward("tanh_backward", g, y, lambda: g * (1 - y * y)),
+    )
 
 
 @tensor_method("tanh")
@@ -350,7 +363,11 @@ class SigmoidBackwardBackward0(FusedBackward):
 
 def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
     """The gradient of sigmoid given its result y: g y (1 - y), one node if differentiated."""
-    return fused(SigmoidBackwardBackward0, (g, y), lambda: g * (y * (1 - y)))
+    return fused(
+        SigmoidBackwardBackward0,
+        (g, y),
+        lambda: _exact_backward("sigmoid_backward", g, y, lambda: g * (y * (1 - y))),
+    )
 
 
 @tensor_method("sigmoid")
@@ -732,10 +749,13 @@ def softplus_backward(g: Tensor, x: Tensor, beta, threshold) -> Tensor:
     """softplus's gradient: sigmoid(beta x) g, or g above the threshold; one node if
     differentiated."""
 
-    def compute():
+    def formula():
         bx = x * beta
         z = exp(bx)
         return where((bx > threshold).detach(), g, g * z / (z + 1))
+
+    def compute():
+        return _exact_backward("softplus_backward", g, x, formula, beta, threshold)
 
     return fused(SoftplusBackwardBackward0, (g, x), compute, beta=beta, threshold=threshold)
 
