@@ -6,7 +6,8 @@ so that a machine lacking one still gets the rest:
 
 - rlimits: address space, CPU seconds, file size, open files, no core dumps;
 - network: network and IPC namespaces of its own when the process may make them (root),
-  and in every case no socket but AF_UNIX (seccomp) and no TCP bind/connect (Landlock ABI 4+);
+  and in every case no socket but Unix stream ones and no connect() (seccomp), and no TCP
+  bind/connect (Landlock ABI 4+);
 - privileges: no_new_privs; when root, the scratch directory handed to 'nobody' and the
   process turned into 'nobody' with no supplementary groups;
 - landlock: reads only beneath the read directories, writes only beneath the scratch
@@ -306,7 +307,7 @@ def _network_line(namespace: str, abi: int | None, filtered: bool) -> str:
     """The network layer in words: the namespace, the socket filter, Landlock's TCP rules."""
     words = [namespace]
     if filtered:
-        words.append("socket() refused for every family but AF_UNIX")
+        words.append("socket() refused for every family but AF_UNIX (streams), connect() refused")
     if abi is not None and abi >= 4:
         words.append("TCP bind/connect denied by Landlock")
     if len(words) == 1 and namespace.startswith("no "):

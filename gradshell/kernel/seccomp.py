@@ -5,8 +5,7 @@ the process on a foreign calling convention (a wrong audit architecture, or x86_
 numbers), refuses new processes, program execution, tracing, mounts, namespaces, kernel
 keyrings, BPF, io_uring, module loading and `connect` with EPERM, lets `clone` through only
 for new threads, lets `socket`/`socketpair` through only for Unix stream sockets, refuses
-the two terminal ioctls
-that inject input (TIOCSTI, TIOCLINUX), and allows everything else.
+the two terminal ioctls that inject input (TIOCSTI, TIOCLINUX), and allows everything else.
 `clone3` answers ENOSYS: its flags live in memory a filter cannot read, and glibc then
 falls back to `clone`, whose flags it can.
 """

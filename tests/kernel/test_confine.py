@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -121,7 +122,7 @@ def test_report_names_each_layer_and_what_holds(tmp_path):
     else:
         assert layers["landlock"].startswith(f"ABI {LANDLOCK}: reads limited to ")
     if SECCOMP:
-        assert "AF_UNIX only" in layers["seccomp"]
+        assert "sockets: Unix stream only, no connect()" in layers["seccomp"]
     else:
         assert layers["seccomp"].startswith("not available")
     if ROOT:
@@ -178,27 +179,50 @@ def test_reads_stay_inside_the_read_trees(tmp_path, open_dir):
         assert layers["landlock"].startswith("not available")
 
 
-def test_no_socket_but_unix(tmp_path):
-    layers, results = run_confined(
-        tmp_path,
-        """
-        import socket
-        attempt("inet", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
-        attempt("inet_udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
-        attempt("inet6", lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM))
-        attempt("netlink", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW))
-        attempt("packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW))
-        def unix_pair():
-            a, b = socket.socketpair()
-            a.sendall(b"ping")
-            return b.recv(4).decode()
-        attempt("unix", unix_pair)
-        """,
-    )
-    assert results["unix"] == {"ok": True, "value": "ping"}
+def test_no_socket_but_unix_streams_and_no_connect(tmp_path, open_dir):
+    # A server outside the sandbox on a socket file anyone may use (like a system bus).
+    stream_path, datagram_path = open_dir / "server.sock", open_dir / "log.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(stream_path))
+    server.listen(1)
+    server.settimeout(0.2)
+    log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    log.bind(str(datagram_path))
+    log.settimeout(0.2)
+    for path in (stream_path, datagram_path):
+        path.chmod(0o777)
+    try:
+        layers, results = run_confined(
+            tmp_path,
+            f"""
+            attempt("inet", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+            attempt("inet_udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
+            attempt("inet6", lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM))
+            attempt("netlink", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW))
+            attempt("packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW))
+            def unix_pair():
+                a, b = socket.socketpair()
+                a.sendall(b"ping")
+                return b.recv(4).decode()
+            attempt("unix_pair", unix_pair)
+            attempt("connect", lambda: socket.socket(socket.AF_UNIX).connect({str(stream_path)!r}))
+            def datagram():
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+                return sock.sendto(b"forged", {str(datagram_path)!r})
+            attempt("datagram", datagram)
+            """,
+        )
+        with pytest.raises(TimeoutError):
+            server.accept()
+        with pytest.raises(TimeoutError):
+            log.recv(100)
+    finally:
+        server.close()
+        log.close()
+    assert results["unix_pair"] == {"ok": True, "value": "ping"}
     if SECCOMP:
-        for family in ("inet", "inet_udp", "inet6", "netlink", "packet"):
-            assert refused(results[family]), family
+        for attack in ("inet", "inet_udp", "inet6", "netlink", "packet", "connect", "datagram"):
+            assert refused(results[attack]), attack
     else:
         assert layers["seccomp"].startswith("not available")
 
