@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from gradshell.core import dtypes, grad_mode
+from gradshell.core import dtypes, grad_mode, kernels
 from gradshell.ops import arithmetic, linalg, reduction, summation, unary
 from gradshell.ops.base import (
     BOOL,
@@ -894,12 +894,17 @@ def binary_cross_entropy_with_logits(
         )
     xd, td = x._data, t._data
     xp = array_module(xd)
-    sp = xp.log1p(xp.exp(-xp.abs(xd))) + xp.maximum(-xd, 0)  # softplus(-x), stably
-    if pos_weight is not None:
-        lw = (pos_weight._data - 1) * td + 1
-        elem = (1 - td) * xd + lw * sp
+    pw = None if pos_weight is None else pos_weight._data
+    kernel = kernels.lookup_pair("bce_with_logits", xd, td)
+    if kernel is not None and (pw is None or getattr(pw, "dtype", None) == xd.dtype):
+        elem = kernel(xd, td, pw)  # PyTorch's composition: (1 - t) x - log_sigmoid(x)
     else:
-        elem = (1 - td) * xd + sp
+        sp = xp.log1p(xp.exp(-xp.abs(xd))) + xp.maximum(-xd, 0)  # softplus(-x), stably
+        if pos_weight is not None:
+            lw = (pos_weight._data - 1) * td + 1
+            elem = (1 - td) * xd + lw * sp
+        else:
+            elem = (1 - td) * xd + sp
     if weight is not None:
         elem = elem * weight._data
     res = _reduced_value(elem, reduction, x._dtype)
