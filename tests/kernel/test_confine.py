@@ -39,6 +39,10 @@ from gradshell.kernel.confine import ConfinePolicy, confine, default_read_dirs
 args = json.loads(sys.argv[1])
 scratch = Path(args["scratch"])
 reads = default_read_dirs()
+if args.get("lacking"):  # play a machine without Landlock and seccomp
+    from gradshell.kernel import landlock, seccomp
+    landlock.abi_version = lambda: None
+    seccomp.available = lambda: "not available: kernel without seccomp"
 if args.get("pty"):  # a terminal the kernel still holds, as it would its inherited stderr
     import fcntl, termios
     master, terminal = os.openpty()
@@ -375,6 +379,32 @@ def test_an_ordinary_user_gets_every_layer_but_the_namespace(tmp_path, open_dir)
         assert refused(results["outside"]) and refused(results["passwd"])
     if SECCOMP:
         assert refused(results["inet"]) and refused(results["fork"])
+
+
+def test_a_machine_without_landlock_or_seccomp_gets_the_other_layers(tmp_path):
+    layers, results = run_confined(
+        tmp_path,
+        """
+        attempt("status", lambda: [line for line in open("/proc/self/status").read().splitlines()
+                                   if line.startswith(("Seccomp:", "CapEff:"))])
+        a = np.ones((64, 64))
+        attempt("matmul", lambda: float((a @ a)[0, 0]))
+        """,
+        lacking=True,
+    )
+    assert layers["landlock"] == "not available: kernel without Landlock (needs Linux 5.13+)"
+    assert layers["seccomp"] == "not available: kernel without seccomp"
+    assert layers["rlimits"].startswith("address space 4 GiB")
+    assert results["matmul"] == {"ok": True, "value": 64.0}
+    seccomp_line, caps_line = sorted(results["status"]["value"], reverse=True)
+    assert seccomp_line.split() == ["Seccomp:", "0"]
+    if ROOT:
+        # Without Landlock to bound reads, no capability is kept, whatever is out of reach.
+        assert "no capabilities" in layers["privileges"]
+        assert caps_line.split() == ["CapEff:", "0000000000000000"]
+        assert (
+            layers["network"] == "own network namespace (only a loopback, down) and IPC namespace"
+        )
 
 
 def test_gradshell_torch_autograd_works_after_confinement(tmp_path):
