@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gradshell.learn.checks import Verdict
 from gradshell.learn.lesson import Lesson, Step, load_course, load_lesson
@@ -122,6 +123,44 @@ def verify_lesson(lesson: Lesson, lang: str = "en") -> LessonReport:
         replay = run_session(lesson.path, session, factory=lambda style, prompt: runtime)
         report.steps.append(StepReport(step, replay, runtime.check(step)))
     return report
+
+
+def replay_in_kernel(lesson: Lesson, factory: Any = None) -> SessionResult:
+    """Replay the setup and every step's reference solution, one after the other, in one
+    sandboxed kernel (the replay runner's default session), comparing every output with
+    the lesson's: what `gradshell learn --check` runs."""
+    try:
+        text = Path(lesson.path).read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    examples = [
+        Example(source=source, want=(), line=1, want_line=2, want_end=2)
+        for source in _setup_inputs(lesson)
+    ]
+    search = 0
+    for step in lesson.steps:
+        offset, search = _solution_offset(lesson, step, text, search)
+        examples += [_shift(ex, offset) for ex in step.solution]
+    session = TranscriptSession(
+        name=lesson.name, line=1, examples=examples, style=lesson.style, prompt="python"
+    )
+    return run_session(lesson.path, session, factory=factory or _lesson_kernel)
+
+
+def _lesson_kernel(style: str, prompt: str) -> Any:
+    """A sandboxed kernel as a lesson has it: the visual channel on (magics work), its
+    panels kept apart from the compared output."""
+    from gradshell.kernel.client import KernelSession
+
+    return KernelSession(style=style, prompt=prompt, viz=True, time_limit=60.0)
+
+
+def _setup_inputs(lesson: Lesson) -> list[str]:
+    from gradshell.shell.inputsplit import split_script
+
+    if not lesson.setup:
+        return []
+    return [c.text for c in split_script(lesson.setup) if c.kind == "code"]
 
 
 def regen(path: str | Path) -> int:

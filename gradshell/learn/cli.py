@@ -5,8 +5,15 @@
     gradshell learn --list          list the lessons with progress and exit
     gradshell learn --reset NAME    forget a lesson's progress (`all`: every lesson)
     gradshell learn --lang en|zh    the language (default: from the locale)
+    gradshell learn --export FILE   write your progress as a report for a teacher
+                                    (`-`: standard output; `--learner NAME` names you in it)
+    gradshell learn --new TRANSCRIPT
+                                    draft a lesson file from a `>>>` transcript
+                                    (`--out FILE`; default: the next NN-slug.toml here)
+    gradshell learn --check [LESSON|FILE ...]
+                                    replay every reference solution in a sandboxed kernel
 
-Exit status: 0, or 2 for a usage error or an unknown lesson.
+Exit status: 0, 1 when a check or a write failed, 2 for a usage error or an unknown lesson.
 """
 
 from __future__ import annotations
@@ -36,6 +43,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the lessons with your progress")
     p.add_argument("--lang", choices=LANGS, default=None, help="en or zh (default: the locale's)")
     p.add_argument("--reset", metavar="NAME", help="forget NAME's progress ('all': every lesson)")
+    p.add_argument(
+        "--export", metavar="FILE", help="write your progress as a JSON report ('-': stdout)"
+    )
+    p.add_argument("--learner", metavar="NAME", help="the name to put in an --export report")
+    p.add_argument("--new", metavar="TRANSCRIPT", help="draft a lesson from a >>> transcript")
+    p.add_argument("--out", metavar="FILE", help="where --new writes the lesson")
+    p.add_argument(
+        "--check",
+        nargs="*",
+        metavar="LESSON",
+        default=None,
+        help="replay the reference solutions of these lessons (default: all) in a kernel",
+    )
     return p
 
 
@@ -46,6 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     lang = args.lang or default_lang()
+    if args.new is not None:
+        from gradshell.learn.teaching import new_lesson
+
+        return new_lesson(args.new, args.out)
+    if args.check is not None and any(a.endswith(".toml") for a in args.check):
+        from gradshell.learn.teaching import check_lessons
+
+        return check_lessons(args.check, [])
     try:
         course = load_course()
     except LessonError as exc:
@@ -76,6 +104,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = tr(lang, "reset_all") if lesson_id is None else lesson.title.get(lang)
         print(tr(lang, "reset_done", what=what))
         return 0 if saved else 1
+
+    if args.check is not None:
+        from gradshell.learn.teaching import check_lessons
+
+        return check_lessons(args.check, course)
+
+    if args.export is not None:
+        from gradshell.learn.teaching import export
+
+        return export(store, course, args.export, lang=lang, learner=args.learner)
 
     if args.list:
         store.load()
