@@ -135,25 +135,30 @@ def test_report_names_each_layer_and_what_holds(tmp_path):
 
 
 def test_writes_land_only_in_the_scratch_directory(tmp_path, open_dir):
-    layers, results = run_confined(
-        tmp_path,
-        f"""
-        attempt("inside", lambda: (scratch / "notes.txt").write_text("kept"))
-        attempt("nested", lambda: (scratch / "sub").mkdir() or (scratch / "sub" / "f").write_text("x"))
-        attempt("rename", lambda: os.rename(scratch / "notes.txt", scratch / "sub" / "n.txt"))
-        attempt("open_dir", lambda: open({str(open_dir / "new.txt")!r}, "w").write("x"))
-        attempt("overwrite", lambda: open({str(open_dir / "secret.txt")!r}, "a").write("x"))
-        attempt("tmp", lambda: open("/tmp/gradshell-confine-escape.txt", "w").write("x"))
-        attempt("devnull", lambda: open("/dev/null", "w").write("x"))
-        """,
-    )
+    escape = Path(f"/tmp/{open_dir.name}-escape.txt")  # a fresh name, straight in /tmp
+    try:
+        layers, results = run_confined(
+            tmp_path,
+            f"""
+            attempt("inside", lambda: (scratch / "notes.txt").write_text("kept"))
+            attempt("nested", lambda: (scratch / "sub").mkdir() or (scratch / "sub" / "f").write_text("x"))
+            attempt("rename", lambda: os.rename(scratch / "notes.txt", scratch / "sub" / "n.txt"))
+            attempt("open_dir", lambda: open({str(open_dir / "new.txt")!r}, "w").write("x"))
+            attempt("overwrite", lambda: open({str(open_dir / "secret.txt")!r}, "a").write("x"))
+            attempt("tmp", lambda: open({str(escape)!r}, "w").write("x"))
+            attempt("devnull", lambda: open("/dev/null", "w").write("x"))
+            """,
+        )
+        escaped = escape.exists()
+    finally:
+        escape.unlink(missing_ok=True)
     assert results["inside"] == {"ok": True, "value": 4}
     assert results["nested"]["ok"] and results["rename"]["ok"]
     assert (tmp_path / "scratch" / "sub" / "n.txt").read_text() == "kept"
     assert results["devnull"]["ok"]
     if LANDLOCK is not None:
         # /tmp lets anyone create files, and open_dir lets anyone write: only Landlock refuses.
-        assert refused(results["tmp"])
+        assert refused(results["tmp"]) and not escaped
         assert refused(results["open_dir"]) and refused(results["overwrite"])
         assert not (open_dir / "new.txt").exists()
         assert (open_dir / "secret.txt").read_text() == "not for the sandbox\n"
