@@ -1,0 +1,331 @@
+"""Red team: escape attempts and bombs against the whole shell (front end + kernel).
+
+Each attack is judged by what it achieved, not by the message it got: a canary file
+outside the session directory must not appear, a secret file outside it must not be
+read, a TCP listener on the host must get no connection, no program may start, and
+afterwards the session answers with the variable it kept. Attacks run twice: through
+the normal shell (checker and sandbox), and with the in-process checker switched off,
+so that the operating system's wall is shown to hold by itself.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+
+import pytest
+
+from gradshell.kernel.client import KernelSession
+from gradshell.shell.files import PathPolicy
+
+
+class Target:
+    """What an attacker would like to reach on the host."""
+
+    def __init__(self, root) -> None:
+        self.session_dir = root / "session"
+        self.session_dir.mkdir()
+        self.canary = root / "pwned"
+        self.secret_file = root / "secret.txt"
+        self.token = secrets.token_hex(16)
+        self.secret_file.write_text(self.token)
+        self.secret_file.chmod(0o600)
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.listener.settimeout(0.05)
+        self.port = self.listener.getsockname()[1]
+
+    def connections(self) -> int:
+        """How many connections arrived since the last call."""
+        count = 0
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except (TimeoutError, OSError):
+                return count
+            conn.close()
+            count += 1
+
+    def fill(self, source: str) -> str:
+        return (
+            source.replace("CANARY", str(self.canary))
+            .replace("SECRET", str(self.secret_file))
+            .replace("PORT", str(self.port))
+        )
+
+
+# (id, source). CANARY, SECRET and PORT are filled in per run.
+HOST_ATTACKS = [
+    # files
+    ("open-read", "print(open('SECRET').read())"),
+    ("open-write", "open('CANARY', 'w').write('x')"),
+    ("numpy-fromfile", "import numpy as np\nprint(bytes(np.fromfile('SECRET', dtype='u1')))"),
+    ("numpy-loadtxt", "import numpy as np\nprint(np.loadtxt('SECRET', dtype=str))"),
+    ("numpy-genfromtxt", "import numpy as np\nprint(np.genfromtxt('SECRET', dtype=str))"),
+    ("numpy-save", "import numpy as np\nnp.save('CANARY', np.zeros(3))"),
+    ("numpy-savetxt", "import numpy as np\nnp.savetxt('CANARY', np.zeros(3))"),
+    ("numpy-tofile", "import numpy as np\nnp.zeros(3).tofile('CANARY')"),
+    ("numpy-memmap", "import numpy as np\nm = np.memmap('CANARY', mode='w+', shape=(4,))"),
+    (
+        "numpy-datasource",
+        "import numpy as np\nprint(np.lib.npyio.DataSource().open('SECRET').read())",
+    ),
+    ("torch-save", "import torch\ntorch.save(torch.ones(2), 'CANARY')"),
+    ("torch-load", "import torch\nprint(torch.load('SECRET'))"),
+    ("magic-save", "%save CANARY"),
+    ("magic-load", "%load SECRET"),
+    (
+        "magic-graph-dot",
+        "import torch\nq = torch.ones(1, requires_grad=True) * 2\n%graph q --dot CANARY",
+    ),
+    # programs and the interpreter
+    ("os-system", "import os\nos.system('touch CANARY')"),
+    ("os-popen", "import os\nprint(os.popen('cat SECRET').read())"),
+    ("subprocess", "import subprocess\nsubprocess.run(['touch', 'CANARY'])"),
+    ("dunder-import", "__import__('os').system('touch CANARY')"),
+    ("importlib", "import importlib\nimportlib.import_module('os').system('touch CANARY')"),
+    ("sys-modules", "import sys\nsys.modules['os'].system('touch CANARY')"),
+    ("ctypes", "import ctypes\nctypes.CDLL(None).system(b'touch CANARY')"),
+    ("pickle", "import pickle\npickle.loads(b\"cos\\nsystem\\n(S'touch CANARY'\\ntR.\")"),
+    ("eval", "eval(\"__import__('os').system('touch CANARY')\")"),
+    ("exec", "exec(\"import os; os.system('touch CANARY')\")"),
+    ("compile", "exec(compile(\"open('CANARY','w')\", 's', 'exec'))"),
+    ("builtins-dict", "__builtins__['open']('CANARY', 'w')"),
+    ("getattr-builtins", "getattr(__builtins__, 'open')('CANARY', 'w')"),
+    (
+        "subclasses-walk",
+        "for c in ().__class__.__base__.__subclasses__():\n"
+        "    if c.__name__ == '_wrap_close':\n"
+        "        c.__init__.__globals__['system']('touch CANARY')\n",
+    ),
+    ("format-walk", "print('{0.__class__.__base__.__subclasses__}'.format(1))"),
+    ("generator-frame", "g = (i for i in [1])\nprint(g.gi_frame.f_back.f_globals)"),
+    ("function-globals", "def f():\n    pass\nprint(f.__globals__['__builtins__'])"),
+    ("code-replace", "f = lambda: 0\nprint(f.__code__.co_consts)"),
+    # host callables handed to C code
+    ("map-type", "list(map(type, ['X'], [()], [{'__init__': print}]))"),
+    ("sorted-key-type", "sorted([1, 2], key=type)"),
+    ("filter-open", "list(filter(open, ['CANARY']))"),
+    ("iter-callable", "it = iter(open, 'x')"),
+    ("metaclass-of-torch", "import torch\nM = type(torch.FloatTensor)\nX = M('X', (), {})"),
+    (
+        "forged-module",
+        "class T:\n    __module__ = 'torch'\n    def run(self):\n        return open('SECRET').read()\nprint(T().run())",
+    ),
+    (
+        "array-interface",
+        "import numpy as np\n"
+        "class A:\n"
+        "    __array_interface__ = {'shape': (8,), 'typestr': '<u8', 'data': (4096, False)}\n"
+        "print(np.asarray(A()))",
+    ),
+    (
+        "as-strided",
+        "import numpy as np\nb = np.lib.stride_tricks.as_strided(np.zeros(1), shape=(10**6,), strides=(8,))\nprint(b.sum())",
+    ),
+    ("numpy-ctypes", "import numpy as np\nprint(np.zeros(1).ctypes.data_as)"),
+    ("class-getitem", "class G:\n    __class_getitem__ = open\nG['CANARY']"),
+    (
+        "hook-host-callable",
+        "import torch\nx = torch.ones(1, requires_grad=True)\nx.register_hook(open)\n(x * 1).sum().backward()",
+    ),
+    ("decorator-host", "@open\ndef CANARY():\n    pass"),
+    ("reduce", "print((1).__reduce_ex__(2))"),
+    ("breakpoint", "breakpoint()"),
+    ("help-pager", "help(print)"),
+    ("code-interact", "import code\ncode.interact()"),
+    # network
+    ("socket-connect", "import socket\nsocket.create_connection(('127.0.0.1', PORT))"),
+    ("urllib", "import urllib.request\nurllib.request.urlopen('http://127.0.0.1:PORT/')"),
+    (
+        "numpy-datasource-url",
+        "import numpy as np\nnp.lib.npyio.DataSource().open('http://127.0.0.1:PORT/')",
+    ),
+    ("torch-hub", "import torch\ntorch.hub.load_state_dict_from_url('http://127.0.0.1:PORT/x.pt')"),
+    # processes and signals
+    ("fork", "import os\nos.fork()"),
+    ("kill-parent", "import os\nos.kill(os.getppid(), 9)"),
+    ("signal-ignore-alarm", "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)"),
+    ("threading", "import threading\nthreading.Thread(target=print).start()"),
+]
+
+# Raw Python for the checker-less kernel: only the OS stands in the way.
+RAW_ATTACKS = [
+    ("raw-open-read", "print(open('SECRET').read())"),
+    ("raw-open-write", "open('CANARY', 'w').write('x')"),
+    ("raw-os-system", "import os\nos.system('touch CANARY')"),
+    ("raw-subprocess", "import subprocess\nsubprocess.run(['touch', 'CANARY'])"),
+    (
+        "raw-fork",
+        "import os\npid = os.fork()\nif pid == 0:\n    open('CANARY', 'w')\n    os._exit(0)",
+    ),
+    ("raw-exec", "import os\nos.execv('/bin/touch', ['touch', 'CANARY'])"),
+    ("raw-socket", "import socket\nsocket.create_connection(('127.0.0.1', PORT))"),
+    ("raw-ctypes-system", "import ctypes\nctypes.CDLL(None).system(b'touch CANARY')"),
+    ("raw-symlink", "import os\nos.symlink('SECRET', 'link')\nprint(open('link').read())"),
+    ("raw-hardlink", "import os\nos.link('SECRET', 'hard')\nprint(open('hard').read())"),
+    (
+        "raw-ptrace-parent",
+        "import ctypes, os\nprint(ctypes.CDLL(None).ptrace(16, os.getppid(), 0, 0))",
+    ),
+    ("raw-proc-parent-mem", "import os\nprint(open(f'/proc/{os.getppid()}/environ').read())"),
+    ("raw-kill-parent", "import os\nos.kill(os.getppid(), 9)"),
+    ("raw-chmod-secret", "import os\nos.chmod('SECRET', 0o777)"),
+    ("raw-setuid-root", "import os\nos.setuid(0)\nopen('CANARY', 'w')"),
+    (
+        "raw-unshare",
+        "import ctypes\nprint(ctypes.CDLL(None).unshare(0x10000000))\nopen('CANARY', 'w')",
+    ),
+]
+
+# Bombs: each must end with a clear message and a usable shell.
+BOMBS = [
+    ("nested-tuple-hash", "t = ()\nfor i in range(10**6):\n    t = (t,)\n\nhash(t)"),
+    ("nested-map", "m = [0]\nfor i in range(10**6):\n    m = map(abs, m)\n\nlist(m)"),
+    ("deep-recursion", "def f(n):\n    return f(n + 1)\n\nf(0)"),
+    ("native-eig", "import numpy as np\nnp.linalg.eig(np.random.rand(6000, 6000))"),
+    ("busy-loop", "while True:\n    pass\n"),
+    ("sleep", "import time\ntime.sleep(10**6)"),
+    (
+        "swallow-timeout",
+        "while True:\n    try:\n        while True:\n            pass\n    except:\n        pass\n",
+    ),
+    (
+        "exit-swallows",
+        "class S:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n        return True\n\nwhile True:\n    with S():\n        while True:\n            pass\n",
+    ),
+    (
+        "mro-baseexception",
+        "E = ZeroDivisionError.mro()[-2]\nwhile True:\n    try:\n        while True:\n            pass\n    except E:\n        pass\n",
+    ),
+    ("expand-contiguous", "import torch\ntorch.ones(10**5).expand(10**5, 10**5).contiguous()"),
+    ("subarray-dtype", "import numpy as np\nnp.zeros(10, dtype=('f8', (10**5, 10**5)))"),
+    ("starred-display", "[*range(10**10)]"),
+    ("object-power", "import numpy as np\nnp.array([2], dtype=object) ** 10**9"),
+    (
+        "print-precision",
+        "import torch\ntorch.set_printoptions(precision=10**7)\nprint(torch.ones(1))",
+    ),
+    ("string-repeat", "'x' * 10**11"),
+    ("int-power", "10**10**10"),
+    ("list-growth", "l = []\nwhile True:\n    l.append([0] * 10**6)\n"),
+    ("torch-huge", "import torch\ntorch.zeros(10**6, 10**6)"),
+    ("numpy-huge", "import numpy as np\nnp.ones((10**5, 10**5))"),
+    ("print-flood", "while True:\n    print('x' * 1000)\n"),
+    (
+        "changing-index",
+        "class I:\n    n = 0\n    def __index__(self):\n        I.n += 1\n        return 1 if I.n < 3 else 10**12\n\nimport torch\ntorch.zeros(I(), I(), I())",
+    ),
+    (
+        "graph-huge",
+        "import torch\nx = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(30000):\n    y = y * 1\n\n%graph y",
+    ),
+    ("explain-huge", "%explain y"),
+    ("big-file", "import torch\ntorch.save(torch.zeros(10**8), 'big.pt')"),
+]
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory):
+    t = Target(tmp_path_factory.mktemp("redteam"))
+    yield t
+    t.listener.close()
+
+
+def _kernel(target: Target, *, checker: bool) -> KernelSession:
+    k = KernelSession(
+        viz=True,
+        time_limit=2.0,
+        grace=1.0,
+        max_elements=10**7,
+        policy=PathPolicy(target.session_dir),
+        checker=checker,
+    )
+    assert k.run_cell("keep = 41").error is None
+    return k
+
+
+@pytest.fixture(scope="module")
+def shell(target):
+    k = _kernel(target, checker=True)
+    yield k
+    k.close()
+
+
+@pytest.fixture(scope="module")
+def raw_shell(target):
+    k = _kernel(target, checker=False)
+    yield k
+    k.close()
+
+
+def _assert_held(k: KernelSession, target: Target, output: str) -> None:
+    assert not target.canary.exists(), "the canary file was written"
+    assert target.token not in output, "the secret file was read"
+    assert target.connections() == 0, "a connection reached the host"
+    after = k.run_cell("keep").output
+    assert after == "41\n", f"the session lost its state: {after!r}"
+    assert target.secret_file.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(("name", "source"), HOST_ATTACKS, ids=[a[0] for a in HOST_ATTACKS])
+def test_attack_through_the_shell_gets_nowhere(shell, target, name, source):
+    result = shell.run_cell(target.fill(source))
+    _assert_held(shell, target, result.output + result.visual)
+
+
+@pytest.mark.parametrize(
+    ("name", "source"), HOST_ATTACKS + RAW_ATTACKS, ids=[a[0] for a in HOST_ATTACKS + RAW_ATTACKS]
+)
+def test_attack_without_the_checker_is_stopped_by_the_os(raw_shell, target, name, source):
+    result = raw_shell.run_cell(target.fill(source))
+    _assert_held(raw_shell, target, result.output + result.visual)
+
+
+@pytest.mark.parametrize(("name", "source"), BOMBS, ids=[b[0] for b in BOMBS])
+def test_bomb_ends_with_a_message_and_a_usable_shell(shell, target, name, source):
+    result = shell.run_cell(target.fill(source))
+    text = result.output + result.visual
+    assert result.error is not None or "gradshell:" in text, f"no clear message: {text[-300:]!r}"
+    assert len(result.output) <= 20 * 1024 * 1024
+    _assert_held(shell, target, text)
+
+
+def test_the_parent_survives_a_kernel_that_kills_its_own_process_group(target):
+    with _kernel(target, checker=False) as k:
+        r = k.run_cell("import os, signal\nos.killpg(0, signal.SIGKILL)")
+        assert "gradshell:" in r.output
+        assert k.run_cell("keep").output == "41\n"
+
+
+def test_the_kernel_is_another_user_or_confined(target):
+    with _kernel(target, checker=False) as k:
+        layers = k.layers
+        assert layers and "not available: No module" not in " ".join(layers.values())
+        if os.geteuid() == 0:
+            assert k.run_cell("import os\nos.getuid()").output != "0\n"
+
+
+def test_many_threads_do_not_outlive_the_statement(target):
+    with _kernel(target, checker=False) as k:
+        r = k.run_cell(
+            "import threading, time\n"
+            "def spin():\n    while True:\n        time.sleep(0.01)\n"
+            "for i in range(4):\n    threading.Thread(target=spin, daemon=True).start()\n"
+        )
+        assert r.error is None or "gradshell" in r.output
+        assert k.run_cell("keep").output == "41\n"
+
+
+def test_concurrent_interrupt_and_output(target):
+    """Ctrl-C while the kernel floods output still leaves a usable shell."""
+    with _kernel(target, checker=True) as k:
+        timer = threading.Timer(0.5, k._signal, args=(2,))
+        timer.start()
+        r = k.run_cell("while True:\n    print('flood')\n")
+        timer.join()
+        assert "KeyboardInterrupt" in r.output or "gradshell:" in r.output
+        assert k.run_cell("keep").output == "41\n"
