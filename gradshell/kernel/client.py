@@ -658,10 +658,30 @@ def _terminal_hints() -> dict[str, Any]:
     return {"width": width, "color": color_wanted()}
 
 
+def parse_size(text: str) -> int:
+    """Bytes in a size such as '2G', '512M', '1.5GiB' or '1000000'; ValueError if not one."""
+    units = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+    cleaned = text.strip().upper().removesuffix("IB").removesuffix("B")
+    number, unit = cleaned, ""
+    if cleaned and cleaned[-1] in units:
+        number, unit = cleaned[:-1], cleaned[-1]
+    value = float(number)
+    if value <= 0:
+        raise ValueError(f"not a positive size: {text!r}")
+    return int(value * units[unit])
+
+
 def _default_memory() -> int | None:
-    """The kernel's address-space cap: 80% of physical memory (at least 2 GiB)."""
+    """The kernel's address-space cap: GRADSHELL_KERNEL_MEMORY (e.g. '2G', as a
+    JupyterHub sets per learner), else 80% of physical memory (at least 2 GiB)."""
     if os.environ.get("GRADSHELL_NO_MEMORY_CAP"):
         return None
+    told = os.environ.get("GRADSHELL_KERNEL_MEMORY")
+    if told:
+        try:
+            return parse_size(told)
+        except ValueError:
+            pass  # a bad setting falls back to the machine's default
     import importlib.util
 
     if importlib.util.find_spec("cupy") is not None:

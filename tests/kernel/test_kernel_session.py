@@ -151,3 +151,23 @@ def test_sandbox_magic_lists_the_layers(kernel):
     text = out(kernel, "%sandbox")
     assert text.startswith("your code runs in a sandboxed kernel process:")
     assert kernel.layers
+
+
+def test_memory_setting_parses_sizes():
+    from gradshell.kernel.client import parse_size
+
+    assert parse_size("2G") == 2 * 1024**3
+    assert parse_size("512M") == 512 * 1024**2
+    assert parse_size("1.5GiB") == int(1.5 * 1024**3)
+    assert parse_size("1000") == 1000
+    for bad in ("", "-1G", "lots"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+
+
+def test_kernel_memory_cap_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADSHELL_KERNEL_MEMORY", "3G")
+    with KernelSession(viz=False, policy=PathPolicy(tmp_path)) as k:
+        assert k.memory_bytes == 3 * 1024**3
+        text = k.run_cell("%sandbox").output
+        assert "address space 3.0 GiB" in text or "address space 3 GiB" in text
