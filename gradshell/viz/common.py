@@ -180,6 +180,9 @@ class Namer:
     def __init__(self, namespace: dict[str, Any] | None = None) -> None:
         self.tensors: dict[int, str] = {}
         self.nodes: dict[tuple[int, int], str] = {}
+        self.order: dict[int, int] = {}
+        """id(tensor) -> when it got its name (variables first, a module's parameters in
+        the module's order), so that panels list tensors in that order."""
         if not namespace:
             return
         for key, value in namespace.items():
@@ -190,7 +193,11 @@ class Namer:
         for key, value in namespace.items():
             if key.startswith("_") or isinstance(value, Tensor):
                 continue
-            if isinstance(value, list | tuple):
+            params = _module_parameters(value)
+            if params is not None:  # a module: its parameters by their dotted names
+                for dotted, item in params:
+                    self._add(key + dotted, item, weak=True)
+            elif isinstance(value, list | tuple):
                 for i, item in enumerate(value[:64]):
                     self._add(f"{key}[{i}]", item, weak=True)
             elif isinstance(value, dict):
@@ -214,9 +221,14 @@ class Namer:
         if weak and id(value) in self.tensors:
             return
         self.tensors.setdefault(id(value), name)
+        self.order.setdefault(id(value), len(self.order))
         fn = value._grad_fn
         if fn is not None:
             self.nodes.setdefault((id(fn), value._output_nr), name)
+
+    def rank(self, t: Any) -> int:
+        """Where tensor `t` comes in the learner's order (unnamed tensors last)."""
+        return self.order.get(id(t), len(self.order))
 
     def tensor(self, t: Any) -> str | None:
         """The learner's name for tensor `t`, or None."""
@@ -237,6 +249,52 @@ class Namer:
     def grad_label(self, t: Any) -> str:
         """'x.grad' for a named tensor, '<leaf [3]>.grad' otherwise."""
         return f"{self.label(t)}.grad"
+
+
+#: Parameters named per module (a bigger model's other parameters keep a description).
+MODULE_PARAMETERS = 4096
+
+
+def _module_parameters(value: Any) -> list[tuple[str, Any]] | None:
+    """`[(".fc1.weight", p), ("[2].weight", p), ...]` for a torch.nn module, in the
+    module's order (as `named_parameters()` lists them); None for anything else.
+
+    Reads the modules' own tables rather than calling methods a learner's subclass may
+    have overridden."""
+    import sys
+
+    module_mod = sys.modules.get("gradshell.torch.nn.modules.module")
+    if module_mod is None or not isinstance(value, module_mod.Module):
+        return None
+    out: list[tuple[str, Any]] = []
+    seen_params: set[int] = set()
+    seen_mods: set[int] = set()
+
+    def walk(mod: Any, prefix: str, depth: int) -> None:
+        if id(mod) in seen_mods or depth > 32 or len(out) >= MODULE_PARAMETERS:
+            return
+        seen_mods.add(id(mod))
+        table = getattr(mod, "__dict__", {})
+        for name, p in list(table.get("_parameters", {}).items()):
+            if isinstance(p, Tensor) and id(p) not in seen_params:
+                seen_params.add(id(p))
+                out.append((prefix + _part(name), p))
+        for name, child in list(table.get("_modules", {}).items()):
+            if child is not None:
+                walk(child, prefix + _part(name), depth + 1)
+
+    walk(value, "", 0)
+    return out
+
+
+def _part(name: Any) -> str:
+    """One step of a dotted parameter name as Python spells it: `[2]`, `.fc1`, `['a b']`."""
+    text = str(name)
+    if text.isdigit():
+        return f"[{text}]"
+    if text.isidentifier():
+        return f".{text}"
+    return f"[{text!r}]"
 
 
 def namer_for(session: Session | None) -> Namer:
@@ -265,9 +323,11 @@ def evaluate(session: Session, text: str, overrides: dict[str, Any] | None = Non
     ast.copy_location(module.body[0], tree.body)
     if not session.unsafe:
         try:
-            checker.check(module)
+            refusals = checker.check(module)
         except Refused as exc:
             raise ExpressionError(exc.message) from None
+        if refusals:  # the checker defers refusals to run time; an expression has one line
+            raise ExpressionError(refusals[0].message)
         transform.guard(module)
     expr = module.body[0].value
     wrapped = ast.Expression(body=expr)
