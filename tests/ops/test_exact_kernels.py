@@ -293,3 +293,15 @@ def test_log_follows_mkl_range_reduction():
     rng = np.random.default_rng(9)
     x = np.exp(rng.uniform(-80, 80, 50000)).astype(np.float32)
     assert (E.log(x) == torch.log(torch.from_numpy(x)).numpy()).mean() >= 0.98
+
+
+@pytest.mark.parametrize("n", [1, 31, 33, 70, 1000, 40001])
+def test_pow_bitwise(n):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 3).astype(np.float32)
+    x[: min(3, n)] = [0.0, -2.0, np.inf][: min(3, n)]
+    for e in [1.5, 2.5, 0.3, 4.0, -1.7, 7.0, -3.0, 0.25]:
+        _assert_bitwise(E.pow_scalar(x, e), torch.from_numpy(x).pow(e).numpy())
+    y = (rng.standard_normal(n) * 2).astype(np.float32)
+    want = torch.from_numpy(np.abs(x)).pow(torch.from_numpy(y)).numpy()
+    _assert_bitwise(E.pow_tensor(np.abs(x), y), want)

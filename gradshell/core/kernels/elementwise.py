@@ -205,6 +205,34 @@ def bce_with_logits(x: np.ndarray, t: np.ndarray, pos_weight=None) -> np.ndarray
     return (one - t) * x - ((pos_weight - one) * t + one) * ls
 
 
+def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
+    """torch.pow(x, exponent) for a float32 x and an exponent other than PyTorch's special
+    cases (0.5, -0.5, -1, 2, 3, -2): Sleef's powf on vector blocks, and on the tails the C
+    library's double pow of (x, exponent) rounded to float32."""
+    e32 = np.float32(exponent)
+
+    def vec(v):
+        return sleef_f32.powf(v, e32)
+
+    def scalar(v):
+        return libm.pow64(v, float(exponent)).astype(np.float32)
+
+    return vec_and_scalar(np.asarray(x, np.float32), vec, scalar)
+
+
+def pow_tensor(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch.pow(x, y) for same-shaped float32 tensors: Sleef's powf on vector blocks, the
+    C library's powf on the tails."""
+
+    def vec(a, b):
+        return sleef_f32.powf(a, b)
+
+    def scalar(a, b):
+        return libm.pow64(a, b).astype(np.float32)
+
+    return vec_and_scalar2(np.ascontiguousarray(x), np.ascontiguousarray(y), vec, scalar)
+
+
 # -- backward kernels ----------------------------------------------------------------------
 def sigmoid_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     """torch's sigmoid_backward: (g * (1 - y)) * y, in that order."""

@@ -206,3 +206,23 @@ def chunked(fn):
         return out.reshape(x.shape)
 
     return wrapper
+
+
+def chunked2(fn):
+    """``chunked`` for a kernel of two arrays (broadcast to one shape first)."""
+
+    @functools.wraps(fn)
+    def wrapper(x, y):
+        x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+        if x.size <= CHUNK:
+            return fn(x, y)
+        fx, fy = x.reshape(-1), y.reshape(-1)
+        out = None
+        for i in range(0, fx.size, CHUNK):
+            part = fn(fx[i : i + CHUNK], fy[i : i + CHUNK])
+            if out is None:
+                out = np.empty(fx.shape, dtype=part.dtype)
+            out[i : i + CHUNK] = part
+        return out.reshape(x.shape)
+
+    return wrapper

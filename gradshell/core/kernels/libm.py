@@ -55,3 +55,28 @@ def call(name: str, x: np.ndarray) -> np.ndarray:
             return _FALLBACK[name](x.astype(np.float64)).astype(x.dtype)
     flat = x.ravel()
     return np.array([f(float(v)) for v in flat.tolist()], dtype=x.dtype).reshape(x.shape)
+
+
+@functools.cache
+def _func2(name: str):
+    lib = _libm()
+    if lib is None:
+        return None
+    try:
+        f = getattr(lib, name)
+    except AttributeError:
+        return None
+    f.restype = ctypes.c_double
+    f.argtypes = [ctypes.c_double, ctypes.c_double]
+    return f
+
+
+def pow64(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The C library's double ``pow`` of each pair (few elements), as a float64 array."""
+    f = _func2("pow")
+    xs, ys = np.broadcast_arrays(x.astype(np.float64), np.asarray(y, np.float64))
+    if f is None:
+        with np.errstate(all="ignore"):
+            return np.power(xs, ys)
+    pairs = zip(xs.ravel().tolist(), ys.ravel().tolist(), strict=True)
+    return np.array([f(a, b) for a, b in pairs], dtype=np.float64).reshape(xs.shape)

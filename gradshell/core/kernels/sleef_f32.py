@@ -15,6 +15,7 @@ import numpy as np
 from gradshell.core.kernels.fp32 import (
     F32,
     chunked,
+    chunked2,
     df_add2_f2_f,
     df_add2_f2_f2,
     df_add2_f_f,
@@ -161,3 +162,87 @@ def log1pf(d: np.ndarray) -> np.ndarray:
         r = np.where(d == F32(-1), F32(-np.inf), r)
         r = np.where((d == 0) & np.signbit(d), F32(-0.0), r)
     return r.astype(F32, copy=False)
+
+
+def _vldexp(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Sleef's careful ``vldexp_vf_vf_vi2`` (four scalings, no overflow in between)."""
+    q = q.astype(np.int32)
+    m = q >> 31
+    m = (((m + q) >> 6) - m) << 4
+    q = q - (m << 2)
+    m = m + 127
+    m = np.where(m > 0, m, 0)
+    m = np.where(m > 255, 255, m)
+    u = (m.astype(np.int32) << 23).view(F32)
+    x = x * u * u * u * u
+    u = ((q + 127).astype(np.int32) << 23).view(F32)
+    return x * u
+
+
+_LOGK_C = (F32(0.66666662693023681640625), F32(3.69183861259614332084311e-09))
+
+
+def _logkf(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sleef ``logkf``: log(d) as a double-float (AVX-512 ``getexp``/``getmant`` form)."""
+    e = getexp(d * F32(1.0 / 0.75))
+    e = np.where(np.isposinf(e), F32(128), e)
+    m = getmant(d)
+    x = df_div(df_add2_f_f(F32(-1), m), df_add2_f_f(F32(1), m))
+    x2 = df_squ(x)
+    t = np.full(d.shape, F32(0.240320354700088500976562), F32)
+    t = fma(t, x2[0], F32(0.285112679004669189453125))
+    t = fma(t, x2[0], F32(0.400007992982864379882812))
+    s = df_mul_f2_f(_LN2_PAIR, e)
+    s = df_add_f2_f2(s, df_scale(x, F32(2)))
+    return df_add_f2_f2(
+        s, df_mul_f2_f2(df_mul_f2_f2(x2, x), df_add2_f2_f2(df_mul_f2_f(x2, t), _LOGK_C))
+    )
+
+
+def _expkf(d: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Sleef ``expkf``: exp of a double-float, rounded to float32."""
+    u = (d[0] + d[1]) * R_LN2F
+    q = rint_int(u)
+    qf = q.astype(F32)
+    s = df_add2_f2_f(d, qf * -L2UF)
+    s = df_add2_f2_f(s, qf * -L2LF)
+    sx = s[0] + s[1]
+    s = (sx, (s[0] - sx) + s[1])  # dfnormalize
+    u = np.full(sx.shape, F32(0.00136324646882712841033936), F32)
+    for c in (0.00836596917361021041870117, 0.0416710823774337768554688,
+              0.166665524244308471679688, 0.499999850988388061523438):  # fmt: skip
+        u = fma(u, s[0], F32(c))
+    t = df_add_f2_f2(s, df_mul_f2_f(df_squ(s), u))
+    t = df_add_f_f2(F32(1), t)
+    u = _vldexp(t[0] + t[1], q)
+    return np.where(d[0] < F32(-104), F32(0), u)
+
+
+def _pow_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    ax = np.abs(x)
+    ty = np.trunc(y)
+    big = np.abs(y) > F32(1 << 24)
+    yisint = (ty == y) | big
+    small_int = np.where(np.abs(ty) < 2.0**31, ty, 0).astype(np.int64)
+    yisodd = ((small_int & 1) == 1) & yisint & ~big
+    result = _expkf(df_mul_f2_f(_logkf(ax), y))
+    result = np.where(np.isnan(result), F32(np.inf), result)
+    sign = np.where(yisint, np.where(yisodd, F32(-1), F32(1)), F32(np.nan))
+    result = result * np.where(x > 0, F32(1), sign)
+    efx = (ax - F32(1)) * np.where(np.signbit(y), F32(-1), F32(1))  # vmulsign(|x| - 1, y)
+    inf_y = np.where(efx < 0, F32(0), np.where(efx == 0, F32(1), F32(np.inf)))
+    result = np.where(np.isinf(y), inf_y, result)
+    zy = np.where(x == 0, -y, y)
+    mag = np.where(zy < 0, F32(0), F32(np.inf))
+    sgn = np.where(yisodd, np.where(np.signbit(x), F32(-1), F32(1)), F32(1))
+    result = np.where(np.isinf(x) | (x == 0), sgn * mag, result)
+    result = np.where(np.isnan(x) | np.isnan(y), F32(np.nan), result)
+    return np.where((y == 0) | (x == 1), F32(1), result)
+
+
+@chunked2
+def powf(x: np.ndarray, y) -> np.ndarray:
+    """Sleef ``xpowf`` (u10) of float32 arrays (broadcasting)."""
+    x, y = np.broadcast_arrays(np.asarray(x, F32), np.asarray(y, F32))
+    with np.errstate(all="ignore"):
+        return _pow_kernel(np.ascontiguousarray(x), np.ascontiguousarray(y)).astype(F32)
