@@ -65,6 +65,8 @@ class _Stream:
     the session is capturing into at the time of the call."""
 
     def __init__(self, name: str) -> None:
+        if name not in ("stdout", "stderr"):
+            raise ValueError("a stream is 'stdout' or 'stderr'")
         self.name = name
 
     def write(self, text: str) -> int:

@@ -101,7 +101,27 @@ ALLOWED = [
     (
         "print(2 ** 10, 1 << 4, 7 % 3, 7 // 2, -3 & 0xF, 3 | 4, 6 ^ 3, 8 >> 1)",
         "1024 16 1 3 13 7 5 4\n",
+    ),  # what real tutorials write
+    (
+        "class A:\n    def __init__(self):\n        self.v = 1\nclass B(A):\n    def __init__(self):\n        A.__init__(self)\nprint(B().v)",
+        "1\n",
     ),
+    ("def f():\n    pass\nprint(f.__name__, type(1).__name__)", "f int\n"),
+    ("print(getattr(1, 'real'), getattr(1, 'nope', 'd'))", "1 d\n"),
+    (
+        "class P:\n    pass\np = P()\nsetattr(p, 'v', 3)\nprint(p.v)\ndelattr(p, 'v')\nprint(hasattr(p, 'v'))",
+        "3\nFalse\n",
+    ),
+    ("_tmp = [1, 2]\nprint(_tmp)", "[1, 2]\n"),
+    ("def _helper(_x):\n    return _x + 1\nprint(_helper(1))", "2\n"),
+    ("def forward(ctx, input):\n    return input * 2\nprint(forward(None, 4))", "8\n"),
+    ("import os.path\nprint(os.path.splitext('a.txt'))", "('a', '.txt')\n"),
+    (
+        "class R:\n    def __repr__(self):\n        return 'R!'\n    def __iter__(self):\n        return iter([1, 2])\nprint(R(), list(R()))",
+        "R! [1, 2]\n",
+    ),
+    ("from __future__ import division\nprint(1 / 2)", "0.5\n"),
+    ("import collections\nprint(collections.Counter('abca')['a'])", "2\n"),
 ]
 
 
