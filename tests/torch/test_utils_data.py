@@ -62,6 +62,41 @@ print(next(iter(L([[torch.ones(2), 3]], batch_size=1))))
 print(next(iter(L(torch.utils.data.TensorDataset(torch.arange(4.)), batch_size=None))))
 print(next(iter(L([np.array([1, 2])], batch_size=None))))
 """,
+    "workers": """
+import random
+torch.manual_seed(1)
+x = torch.linspace(1, 10, 10)
+y = torch.linspace(10, 1, 10)
+loader = torch.utils.data.DataLoader(dataset=torch.utils.data.TensorDataset(x, y), batch_size=5,
+                                     shuffle=True, num_workers=2)
+for epoch in range(3):
+    for step, (batch_x, batch_y) in enumerate(loader):
+        print('Epoch: ', epoch, '| Step: ', step, '| batch x: ', batch_x.numpy(), '| batch y: ', batch_y.numpy())
+print(torch.rand(1))
+class Noisy(torch.utils.data.Dataset):
+    def __len__(self):
+        return 6
+    def __getitem__(self, i):
+        info = torch.utils.data.get_worker_info()
+        return torch.rand(1).item(), random.random(), float(np.random.rand()), info.id, info.num_workers
+def init(worker_id):
+    random.random()
+torch.manual_seed(3)
+for b in torch.utils.data.DataLoader(Noisy(), batch_size=2, num_workers=3, worker_init_fn=init):
+    print(b)
+print(torch.rand(1), torch.utils.data.get_worker_info())
+class Shards(torch.utils.data.IterableDataset):
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        return iter(range(info.id, 7, info.num_workers))
+print(list(torch.utils.data.DataLoader(Shards(), batch_size=2, num_workers=2)))
+print(list(torch.utils.data.DataLoader(range(5), batch_size=2, num_workers=2, prefetch_factor=1)))
+persistent = torch.utils.data.DataLoader(Noisy(), batch_size=3, num_workers=2, persistent_workers=True, shuffle=True)
+torch.manual_seed(5)
+for epoch in range(2):
+    print([b for b in persistent])
+print(torch.rand(1))
+""",
     "datasets": """
 class Squares(torch.utils.data.Dataset):
     def __init__(self, n):
@@ -93,6 +128,7 @@ ERRORS = [
     "torch.utils.data.DataLoader([1], num_workers=-1)",
     "torch.utils.data.DataLoader([1], prefetch_factor=2)",
     "torch.utils.data.DataLoader([1], persistent_workers=True)",
+    "torch.utils.data.DataLoader([1], num_workers=1, prefetch_factor=-1)",
     "torch.utils.data.BatchSampler([0], 0, False)",
     "torch.utils.data.BatchSampler([0], 2, 1)",
     "torch.utils.data.RandomSampler([0], num_samples=0)",
@@ -134,9 +170,22 @@ def test_shuffle_is_a_permutation_per_epoch_without_torch():
     assert [i for (b,) in dl for i in b.tolist()] == first
 
 
-def test_worker_processes_are_refused_by_name():
-    with pytest.raises(NotImplementedError, match="num_workers=2"):
-        gdata.DataLoader([1, 2], num_workers=2)
+def test_workers_keep_their_own_random_streams_without_torch():
+    class Noisy(gdata.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return gtorch.rand(1).item()
+
+    gtorch.manual_seed(0)
+    with_workers = [b.tolist() for b in gdata.DataLoader(Noisy(), batch_size=1, num_workers=2)]
+    after = gtorch.rand(1).item()
+    gtorch.manual_seed(0)
+    gtorch.empty((), dtype=gtorch.int64).random_()  # the loader's one draw: the base seed
+    assert gtorch.rand(1).item() == after  # the workers' draws left the main stream alone
+    assert with_workers[0] != with_workers[1]  # two workers, two seeds
+    assert gdata.get_worker_info() is None
 
 
 def test_class_names_read_as_pytorchs():

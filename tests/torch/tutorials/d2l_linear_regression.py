@@ -55,6 +55,6 @@ for epoch in range(3):
         l.backward()
         trainer.step()
     l = loss(net(features), labels)
-    print(f"epoch {epoch + 1}, loss {l:f}")
+    print(f"epoch {epoch + 1}, loss {l:.4f}")
 print(type(data_iter))
 print(Data.random_split(range(6), [0.5, 0.5]))
