@@ -15,23 +15,37 @@ import functools
 
 import numpy as np
 
-from gradshell.core.fma import fma32, midpoint_mask
+from gradshell.core.fma import fma32
 
 F32 = np.float32
 CHUNK = 65536  # elements per pass: keeps a kernel's float64 temporaries in the cache
 _TINY = 2.0**-126
-_MAX = float(np.finfo(np.float32).max)
+_LOW29 = np.int64((1 << 29) - 1)
+_HALF29 = np.int64(1 << 28)
 
 
 def fma(a, b, c) -> np.ndarray:
     """``RN32(a*b + c)`` with one rounding, for float32 arrays or scalars (broadcasting)."""
     s = np.multiply(a, b, dtype=np.float64)  # exact: 24 x 24 bits fit in 53
-    s += np.asarray(c, dtype=np.float64)
+    if s.ndim == 0:
+        return np.asarray(fma32(a, b, c), dtype=F32)
+    if np.shape(c) == () or np.shape(c) == s.shape:
+        np.add(s, c, out=s, casting="unsafe")
+    else:
+        s = s + np.asarray(c, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         r = s.astype(np.float32)
+    # double rounding is possible only where s lies halfway between two float32s (low 29
+    # bits 1000...0), and the float32 grid is coarser for subnormal results
+    bits = s.view(np.int64)
+    low = np.bitwise_and(bits, _LOW29)
+    suspect = (low == _HALF29).any()
+    if not suspect:
         mag = np.abs(s)
-        odd = midpoint_mask(s) | ((mag < _TINY) & (mag > 0)) | (mag > _MAX)
-    if odd.any():
+        suspect = bool((mag < _TINY).any() and ((mag < _TINY) & (mag > 0)).any())
+    if suspect:
+        mag = np.abs(s)
+        odd = (np.bitwise_and(bits, _LOW29) == _HALF29) | ((mag < _TINY) & (mag > 0))
         idx = np.nonzero(odd)
         shape = s.shape
         aa = np.broadcast_to(np.asarray(a, F32), shape)[idx]
