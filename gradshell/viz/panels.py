@@ -99,7 +99,8 @@ def changes_view(items: list[tuple[Any, Entry]], namer: Namer, mode: str = "on")
     from rich.text import Text
 
     parts: list[Any] = []
-    for t, entries in _grouped(items):
+    groups = sorted(_grouped(items), key=lambda group: namer.rank(group[0]))
+    for t, entries in groups:
         label = namer.grad_label(t)
         shown, hidden = _elided(entries)
         if mode == "compact":

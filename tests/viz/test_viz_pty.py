@@ -69,3 +69,27 @@ def test_step_waits_for_enter_and_stops_on_q(term):
     assert "step 2/6" in second and "step 3/6" not in second
     term.type("q")
     assert "None" in term.type("print(x.grad)")  # stepping changed nothing
+
+
+def test_a_models_parameters_are_named_in_a_panel_in_a_terminal(tmp_path):
+    t = Terminal(tmp_path)
+    try:
+        for line in (
+            "import torch",
+            "torch.manual_seed(0)",
+            "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Tanh(), torch.nn.Linear(2, 1))",
+            "loss = model(torch.tensor([[1., 2.]])).sum()",
+        ):
+            assert "Error" not in t.type(line)
+        screen = t.type("loss.backward()")
+        names = [
+            "model[0].weight.grad",
+            "model[0].bias.grad",
+            "model[2].weight.grad",
+            "model[2].bias.grad",
+        ]
+        where = [screen.index("╭─ " + n) for n in names]
+        assert where == sorted(where)
+        assert "None → [[0.4470, -0.8923]]  (first gradient)" in screen and "<leaf" not in screen
+    finally:
+        t.close()
