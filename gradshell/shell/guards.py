@@ -441,21 +441,31 @@ def _int_bits(x: Any) -> int:
     return max((v.bit_length() for v in _object_ints(x)), default=0)
 
 
-def _check_object_arrays(op: str, a: Any, b: Any) -> None:
-    """Object arrays compute with Python ints, elementwise: refuse results too large."""
-    if not (_object_ints(a) or _object_ints(b)):
+def _check_object_arrays(op: str, a: Any, b: Any = None) -> None:
+    """Object arrays compute with Python ints, elementwise: refuse results too large.
+
+    `op` is 'pow', 'mul', 'lshift' (of `a` and `b`) or 'prod' (all of `a` multiplied).
+    """
+    ints_a, ints_b = _object_ints(a), _object_ints(b)
+    if not (ints_a or ints_b):
+        return
+    if op == "prod":
+        limits.check_int_bits(sum(v.bit_length() for v in ints_a))
         return
     if op == "pow":
-        exps = [b] if type(b) in _INTS else _object_ints(b)
-        top = max((e for e in exps), default=0)
+        exps = [b] if type(b) in _INTS else ints_b
+        top = max(exps, default=0)
         bits = _int_bits(a)
         if top > 0 and bits > 1:
             limits.check_int_bits(top * bits)
     elif op == "mul":
         limits.check_int_bits(_int_bits(a) + _int_bits(b))
     elif op == "lshift":
-        shifts = [b] if type(b) in _INTS else _object_ints(b)
+        shifts = [b] if type(b) in _INTS else ints_b
         limits.check_int_bits(_int_bits(a) + max(shifts, default=0))
+
+
+check_object_arrays = _check_object_arrays
 
 
 def add(a: Any, b: Any) -> Any:

@@ -420,6 +420,9 @@ def _numpy_exports() -> dict[str, Any]:
     for name, (estimate, shape_at, dtype_at) in sized.items():
         exports[name] = _wrap(getattr(np, name), estimate, shape_at, dtype_at)
     exports["set_printoptions"] = _checked_printoptions(np.set_printoptions)
+    for name, op in _OBJECT_OPS.items():
+        if name in exports:
+            exports[name] = ObjectChecked(exports[name], op)
 
     rnd = {}
     for name, pos in _NP_RANDOM_SIZE.items():
@@ -480,6 +483,11 @@ def _register_numpy_types(np: Any) -> None:
             name,
             lambda gen, _n=name, _p=pos: _wrap(getattr(gen, _n), _size_at(_p), (_p, "size")),
         )
+    # `a.prod()` of an object array multiplies Python ints: their size is checked first.
+    for name in ("prod", "cumprod"):
+        guards.register_replacement(
+            np.ndarray, name, lambda a, _n=name: ObjectChecked(getattr(a, _n), "prod", a)
+        )
     # `a.astype(dtype)` allocates a.size elements of dtype, more with a subarray dtype.
     for tp in {np.ndarray, *(t for t in policy.EXTRA_CONSTRUCTORS if issubclass(t, np.generic))}:
         guards.register_replacement(
@@ -491,6 +499,45 @@ def _register_numpy_types(np: Any) -> None:
 
 
 # --- the table ---------------------------------------------------------------------
+
+
+class ObjectChecked:
+    """A NumPy function whose Python-int work on object arrays is size-checked first
+    (`np.power(np.array([2], dtype=object), 10**7)`); its attributes are the function's."""
+
+    __slots__ = ("fn", "op", "subject")
+
+    def __init__(self, fn: Callable[..., Any], op: str, subject: Any = None) -> None:
+        self.fn = fn
+        self.op = op
+        self.subject = subject  # the array of a bound method (`a.prod`)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.subject is not None:
+            guards.check_object_arrays(self.op, self.subject)
+        elif args:
+            guards.check_object_arrays(self.op, args[0], args[1] if len(args) > 1 else None)
+        return self.fn(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fn, name)
+
+    def __repr__(self) -> str:
+        return repr(self.fn)
+
+
+policy.CALLABLE_TYPES.add(ObjectChecked)
+policy.OPEN_TYPES.add(ObjectChecked)
+
+#: NumPy functions that multiply Python ints when given object arrays.
+_OBJECT_OPS = {
+    "power": "pow",
+    "float_power": "pow",
+    "multiply": "mul",
+    "prod": "prod",
+    "cumprod": "prod",
+    "nanprod": "prod",
+}
 
 
 def _checked_printoptions(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -66,6 +66,9 @@ REFUSED_WORK = [
     "import numpy as np\na = np.array([2], dtype=object)\na ** 10**7",
     "import numpy as np\na = np.array([2**50000], dtype=object)\na * a * a",
     "import numpy as np\na = np.array([3], dtype=object)\na << 10**7",
+    "import numpy as np\nnp.power(np.array([2], dtype=object), 10**7)",
+    "import numpy as np\na = np.array([2**1000] * 1000, dtype=object)\na.prod()",
+    "import numpy as np\nnp.prod(np.array([2**1000] * 1000, dtype=object))",
     "import torch\ntorch.set_printoptions(precision=10**6)",
     "import numpy as np\nnp.set_printoptions(precision=10**6)",
 ]
