@@ -436,6 +436,13 @@ def main() -> int:
         kernel.session.sandbox_layers = layers
     except BaseException as exc:  # noqa: BLE001 - reported to the front end, then exit
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        if start.get("device", "cpu") != "cpu" and start.get("sandbox"):
+            # CUDA starts driver threads and needs the GPU's device files writable: the
+            # sandbox cannot confine that process yet.
+            detail = (
+                f"{detail}\nThe GPU cannot be used inside the sandboxed kernel yet; "
+                "start gradshell with --unsafe to use it without the sandbox."
+            )
         channel.send({"type": "fatal", "message": detail})
         return 1
     signal.signal(signal.SIGINT, kernel.on_interrupt)
