@@ -366,7 +366,7 @@ def predict_magic(session: Session, arg: str) -> str | None:
 def reveal_in_session(session: Session, expr: str, name: str, values: Any) -> Any:
     """Run the predict-then-reveal check for an expression typed in the shell."""
     from gradshell.core.tensor import Tensor
-    from gradshell.viz.predict import PredictError, reveal
+    from gradshell.viz.predict import PredictError, reveal, reveal_named
 
     leaf = session.namespace.get(name)
     if not isinstance(leaf, Tensor):
@@ -375,7 +375,13 @@ def reveal_in_session(session: Session, expr: str, name: str, values: Any) -> An
     def fn(x: Tensor) -> Tensor:
         return evaluate(session, expr, {name: x})
 
-    return reveal(fn, leaf, values, expr=expr, name=name)
+    try:
+        return reveal(fn, leaf, values, expr=expr, name=name)
+    except PredictError as exc:
+        if "does not depend on" not in str(exc):
+            raise
+        # written with an output computed from the leaf earlier (`y`): use its graph
+        return reveal_named(evaluate(session, expr), leaf, values, expr=expr, name=name)
 
 
 def xmode_magic(session: Session, arg: str) -> str | None:

@@ -49,6 +49,8 @@ class Reveal:
     shape: tuple
     rows: list[Row] = field(default_factory=list)
     fd_checked: int = 0
+    named: bool = False
+    """The output was a computed tensor (its graph used; no finite differences)."""
 
     @property
     def all_right(self) -> bool:
@@ -61,15 +63,21 @@ def close(predicted: float, actual: float) -> bool:
     return abs(predicted - actual) <= 1e-4 + 1e-3 * abs(actual)
 
 
-_FORM = re.compile(r"^\s*d\s*\((?P<expr>.+)\)\s*/\s*d\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<v>.+)$")
+_D = r"(?:d|∂)"
+_FORM = re.compile(
+    rf"^\s*{_D}\s*(?:\((?P<expr>.+)\)|(?P<out>[A-Za-z_][\w.]*))\s*/\s*{_D}\s*"
+    r"(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<v>.+)$"
+)
 
 
 def parse_predict(arg: str) -> tuple[str, str, Any]:
-    """'d((x*x).sum())/dx = [2, 4]' -> ('(x*x).sum()', 'x', [2, 4])."""
+    """'d((x*x).sum())/dx = [2, 4]' -> ('(x*x).sum()', 'x', [2, 4]); a named output
+    may go without brackets: 'dq/dw = 12' -> ('q', 'w', 12)."""
     m = _FORM.match(arg)
     if m is None:
         raise PredictError(
-            "usage: %predict d(EXPR)/dX = VALUES   e.g. %predict d((x*x).sum())/dx = 2"
+            "usage: %predict d(EXPR)/dX = VALUES   e.g. %predict d((x*x).sum())/dx = 2, "
+            "or %predict dy/dx = 4 for a one-number y already computed from x"
         )
     try:
         values = ast.literal_eval(m.group("v").strip())
@@ -77,7 +85,8 @@ def parse_predict(arg: str) -> tuple[str, str, Any]:
         raise PredictError(
             f"cannot read the prediction {m.group('v').strip()!r}: give a number or a list"
         ) from None
-    return m.group("expr").strip(), m.group("name"), values
+    expr = m.group("expr") if m.group("expr") is not None else m.group("out")
+    return expr.strip(), m.group("name"), values
 
 
 def _scalar(out: Any, expr: str) -> Tensor:
@@ -141,11 +150,46 @@ class _grad_on:
 
 
 def _unrelated(expr: str, name: str) -> str:
-    return (
-        f"{expr} does not change when {name} changes, as written: write it in terms of {name} "
-        f"itself (e.g. d(((({name} + 2) * ({name} + 2)) * 3).mean())/d{name}), not with "
-        f"variables computed from {name} earlier"
-    )
+    return f"{expr} does not depend on {name}: no path in its graph leads back to {name}"
+
+
+def reveal_named(out: Any, leaf: Tensor, predicted: Any, *, expr: str, name: str) -> Reveal:
+    """Check a predicted gradient of an output already computed from `leaf` (`y` after
+    `y = (x**2).sum()`), through its own graph; nothing's `.grad` changes. Finite
+    differences need the expression itself, so they are not shown."""
+    from gradshell.core import engine
+
+    out = _scalar(out, expr)
+    if not leaf._dtype.is_floating_point:
+        raise PredictError(f"{name} is not a floating-point tensor: it has no gradient")
+    shape = tuple(leaf._data.shape)
+    try:
+        guess = np.broadcast_to(np.asarray(predicted, np.float64), shape)
+    except ValueError:
+        raise PredictError(
+            f"the prediction has shape {list(np.shape(predicted))}, but {name} has shape {list(shape)}"
+        ) from None
+    if not out._requires_grad or not leaf._requires_grad:
+        raise PredictError(_unrelated(expr, name))
+    with _grad_on():
+        try:
+            (g,) = engine.grad(out, leaf, retain_graph=True, allow_unused=True)
+        except RuntimeError as exc:
+            if "second time" in str(exc) or "freed" in str(exc):
+                raise PredictError(
+                    f"{expr}'s graph was freed by an earlier backward(): write the "
+                    f"expression itself, e.g. %predict d(...)/d{name} = ..., using {name}"
+                ) from None
+            raise PredictError(f"RuntimeError: {exc}") from None
+    if g is None:
+        raise PredictError(_unrelated(expr, name))
+    actual = as_array(g).astype(np.float64)
+    result = Reveal(expr, name, shape, fd_checked=0, named=True)
+    for index in np.ndindex(*shape) if shape else [()]:
+        p = float(guess[index])
+        a = float(actual[index])
+        result.rows.append(Row(index, p, a, None, close(p, a)))
+    return result
 
 
 def _finite_differences(fn: Callable[[Tensor], Tensor], leaf: Tensor, expr: str) -> list:
@@ -188,6 +232,8 @@ _WORDS = {
         "right": "✓ right",
         "wrong": "✗ differs",
         "all": "All {n} right.",
+        "one": "Right.",
+        "named": "(finite differences need the expression itself: d(...)/d{name})",
         "some": "{k} of {n} differ; look at the rows marked ✗.",
         "more": "(finite differences checked the first {m} elements)",
     },
@@ -200,10 +246,36 @@ _WORDS = {
         "right": "✓ 正确",
         "wrong": "✗ 不对",
         "all": "{n} 个全部正确。",
+        "one": "正确。",
+        "named": "（要算有限差分，得把表达式本身写出来：d(...)/d{name}）",
         "some": "{n} 个里有 {k} 个不对，看看标 ✗ 的那几行。",
         "more": "（有限差分只检查了前 {m} 个元素）",
     },
 }
+
+
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+
+
+def _operand(expr: str) -> str:
+    """`y`, `model.w` as they are; anything else in brackets: ∂(w**3)/∂w."""
+    text = expr.strip()
+    if _NAME.match(text) or _bracketed(text):
+        return text
+    return f"({text})"
+
+
+def _bracketed(text: str) -> bool:
+    """Is the whole of `text` one (...) group?"""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return True
 
 
 def reveal_view(result: Reveal, lang: str = "en") -> Any:
@@ -213,9 +285,7 @@ def reveal_view(result: Reveal, lang: str = "en") -> Any:
     from rich.text import Text
 
     w = _WORDS.get(lang, _WORDS["en"])
-    from gradshell.viz.formulas import wrap_sym
-
-    title = w["title"].format(expr=wrap_sym(result.expr), name=result.name)
+    title = w["title"].format(expr=_operand(result.expr), name=result.name)
     table = Table(title=title, title_justify="left")
     table.add_column(w["element"])
     table.add_column(w["yours"], justify="right")
@@ -233,8 +303,13 @@ def reveal_view(result: Reveal, lang: str = "en") -> Any:
         )
     n = len(result.rows)
     wrong = sum(1 for r in result.rows if not r.right)
-    verdict = w["all"].format(n=n) if not wrong else w["some"].format(k=wrong, n=n)
+    if wrong:
+        verdict = w["some"].format(k=wrong, n=n)
+    else:
+        verdict = w["one"] if n == 1 else w["all"].format(n=n)
     parts: list[Any] = [table, Text(verdict, style="bold green" if not wrong else "bold red")]
-    if result.fd_checked < n:
+    if result.named:
+        parts.append(Text(w["named"].format(name=result.name), style="dim"))
+    elif result.fd_checked < n:
         parts.append(Text(w["more"].format(m=result.fd_checked), style="dim"))
     return Group(*parts)
