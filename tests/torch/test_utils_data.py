@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.tutorials import printed, run_in_gradshell, run_in_pytorch
+from support.tutorials import printed, run_in_gradshell, run_in_pytorch, without_warnings
 
 from gradshell import torch as gtorch
 from gradshell.torch.utils import data as gdata
@@ -223,3 +223,11 @@ def test_d2l_style_linear_regression_script_prints_what_pytorch_prints(real_torc
 def test_pin_memory_without_an_accelerator_warns_as_pytorch_does():
     with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no accel"):
         assert [b.tolist() for b in gdata.DataLoader([1, 2], pin_memory=True)] == [[1], [2]]
+
+
+def test_batch_training_with_workers_script_prints_what_pytorch_prints(real_torch):
+    script = Path(__file__).parent / "tutorials" / "batch_train_workers.py"
+    expected = run_in_pytorch(script)
+    assert "Epoch:  2 | Step:  2" in expected
+    # (with fewer CPUs than workers both warn, from different files)
+    assert without_warnings(run_in_gradshell(script)) == without_warnings(expected)
