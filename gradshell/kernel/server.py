@@ -32,6 +32,9 @@ from gradshell.kernel.protocol import Closed, Reader, write_message
 #: kernel (a last resort for native loops that ignore the time-limit signal).
 CPU_SLACK = 5
 
+#: prctl(2): the signal a process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+
 #: The most characters one stream message carries.
 STREAM_PIECE = 1 << 20
 
@@ -413,6 +416,20 @@ def _confine(start: dict[str, Any]) -> dict[str, str]:
     return dict(confine(policy).layers)
 
 
+def _die_with_parent(parent: int) -> None:
+    """Be killed when the front end dies, even in the middle of a loop with no time limit.
+
+    Set after confinement: changing the user clears the setting."""
+    try:
+        from gradshell.kernel import linux
+
+        linux.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError, ImportError):
+        return
+    if os.getppid() != parent:  # the front end died before the setting took
+        os._exit(1)
+
+
 def main() -> int:
     """The kernel's entry point (`python -m gradshell.kernel`)."""
     # The protocol owns the original stdin/stdout; C code that prints must not corrupt it.
@@ -424,6 +441,7 @@ def main() -> int:
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     sys.stdout = io.TextIOWrapper(open(os.devnull, "wb"), encoding="utf-8")  # noqa: SIM115
     channel = Channel(in_fd, out_fd)
+    parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         start = channel.read()
@@ -445,6 +463,7 @@ def main() -> int:
             )
         channel.send({"type": "fatal", "message": detail})
         return 1
+    _die_with_parent(parent)
     signal.signal(signal.SIGINT, kernel.on_interrupt)
     channel.send({"type": "ready", "layers": layers, "state": kernel.state(), "pid": os.getpid()})
     kernel.serve()

@@ -171,3 +171,32 @@ def test_kernel_memory_cap_from_the_environment(tmp_path, monkeypatch):
         assert k.memory_bytes == 3 * 1024**3
         text = k.run_cell("%sandbox").output
         assert "address space 3.0 GiB" in text or "address space 3 GiB" in text
+
+
+def test_the_kernel_dies_with_its_front_end(tmp_path):
+    import subprocess
+    import sys
+
+    front_end = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from gradshell.kernel.client import KernelSession\n"
+        "from gradshell.shell.files import PathPolicy\n"
+        f"k = KernelSession(viz=False, policy=PathPolicy(Path({str(tmp_path)!r})))\n"
+        "k.wait_ready()\n"
+        "print(k._proc.pid, flush=True)\n"
+        "k.run_cell('while True:\\n    pass\\n')\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", front_end], stdout=subprocess.PIPE, text=True)
+    kernel_pid = int(proc.stdout.readline())
+    time.sleep(0.5)
+    proc.kill()
+    proc.wait()
+    for _ in range(50):
+        try:
+            os.kill(kernel_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(kernel_pid, signal.SIGKILL)
+    raise AssertionError("the kernel outlived its front end")
