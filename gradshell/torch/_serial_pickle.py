@@ -94,6 +94,14 @@ class Storage:
         self.array = array
         self.location = location
 
+    def payload(self) -> bytes:
+        """The raw bytes PyTorch keeps for this storage."""
+        array = np.ascontiguousarray(self.array)
+        if self.dtype.name == "bfloat16":
+            # gradshell holds bfloat16 values in float32: their top 16 bits are the bfloat16
+            return (array.view(np.uint32) >> 16).astype(np.uint16).tobytes()
+        return array.tobytes()
+
 
 class TorchPickler(pickle._Pickler):
     """Writes gradshell objects the way PyTorch pickles its own."""
@@ -120,7 +128,8 @@ class TorchPickler(pickle._Pickler):
             location = f"cuda:{t.device.index or 0}"
             data = to_numpy(data)
         root = data
-        while isinstance(getattr(root, "base", None), np.ndarray):
+        # the array the views were taken from (not a reinterpretation of other bits)
+        while isinstance(root.base, np.ndarray) and root.base.dtype == data.dtype:
             root = root.base
         itemsize = data.dtype.itemsize
         shares = (

@@ -27,10 +27,8 @@ from gradshell.core.size import Size, strided
 from gradshell.core.tensor import Tensor, wrap
 from gradshell.torch._serial_pickle import STORAGE_NAMES
 
-_STORAGE_DTYPES = {
-    name: dtypes.from_name(d) for d, name in STORAGE_NAMES.items() if d != "bfloat16"
-}
-_UNSUPPORTED_DTYPES = {"bfloat16", "complex64", "complex128", "uint16", "uint32", "uint64"}
+_STORAGE_DTYPES = {name: dtypes.from_name(d) for d, name in STORAGE_NAMES.items()}
+_UNSUPPORTED_DTYPES = {"complex64", "complex128", "uint16", "uint32", "uint64"}
 
 #: Globals added by torch.serialization.add_safe_globals: "module.name" -> object.
 USER_SAFE_GLOBALS: dict[str, object] = {}
@@ -46,12 +44,13 @@ class StorageType:
 
 
 class LoadedStorage:
-    """One `archive/data/<key>` record as a flat array."""
+    """One `archive/data/<key>` record as a flat array (bfloat16 held in float32)."""
 
-    __slots__ = ("array", "location")
+    __slots__ = ("array", "dtype", "location")
 
-    def __init__(self, array: np.ndarray, location: str) -> None:
+    def __init__(self, array: np.ndarray, dtype: dtypes.DType, location: str) -> None:
         self.array = array
+        self.dtype = dtype
         self.location = location
 
 
@@ -87,7 +86,7 @@ def _rebuild_tensor_v2(
         offset=offset * item if needed else 0,
         strides=tuple(s * item for s in stride),
     )
-    t = wrap(view, dtypes.from_numpy(array.dtype))
+    t = wrap(view, storage.dtype)
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -96,8 +96,7 @@ def _write_archive(fh, archive: str, data: bytes, storages: list, byteorder: boo
         if byteorder:
             _write_record(zf, buf, f"{archive}/byteorder", sys.byteorder.encode())
         for s in storages:
-            array = np.ascontiguousarray(s.array)
-            _write_record(zf, buf, f"{archive}/data/{s.key}", array.tobytes())
+            _write_record(zf, buf, f"{archive}/data/{s.key}", s.payload())
         _write_record(zf, buf, f"{archive}/version", b"3\n")
         serialization_id = str(int.from_bytes(secrets.token_bytes(16), "big")).zfill(40)[:40]
         _write_record(zf, buf, f"{archive}/.data/serialization_id", serialization_id.encode())
@@ -162,10 +161,9 @@ def _load_archive(zf: zipfile.ZipFile, map_location, weights_only: bool):
         found = cache.get(key)
         if found is None:
             raw = zf.read(f"{prefix}data/{key}")
-            array = np.frombuffer(bytearray(raw), dtype=dtype.np)
-            if big_endian:
-                array = array.byteswap()
-            found = cache[key] = LoadedStorage(array, location)
+            found = cache[key] = LoadedStorage(
+                _storage_array(raw, dtype, big_endian), dtype, location
+            )
         return found
 
     unpickler = _serial_unpickle.TorchUnpickler(zf.read(pkl), storage, weights_only)
@@ -176,6 +174,15 @@ def _load_archive(zf: zipfile.ZipFile, map_location, weights_only: bool):
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
         raise
     return _place(result, cache, map_location)
+
+
+def _storage_array(raw: bytes, dtype, big_endian: bool) -> np.ndarray:
+    """A storage record's bytes as a writable flat array of `dtype`'s array type."""
+    if dtype.name == "bfloat16":
+        bits = np.frombuffer(raw, dtype=">u2" if big_endian else "<u2").astype(np.uint32)
+        return np.frombuffer(bytearray((bits << 16).tobytes()), dtype=np.float32)
+    array = np.frombuffer(bytearray(raw), dtype=dtype.np)
+    return array.byteswap() if big_endian else array
 
 
 def _weights_only_message(message: str) -> str:

@@ -29,6 +29,7 @@ torch.save({
     's': torch.tensor(2.5, dtype=torch.float64), 'g': torch.ones(2, requires_grad=True),
     'bytes': b'xy', 'set': {1, 2}, 'tuple': (1, 'a'), 'dtype': torch.int64,
     'size': torch.Size([2, 3]), 'device': torch.device('cpu'),
+    'bf16': torch.tensor([1.5, -2.25, 3.140625, 1e-3], dtype=torch.bfloat16),
 }, path)
 torch.save(net, module_path)
 """
