@@ -321,13 +321,14 @@ class _Labels:
         if nxt is not None:
             return self.of(nxt, nr, depth)
         # An input that needs no gradient: name it if it is a saved tensor we know.
-        for name in (("self", "other") if i < 2 else ())[i : i + 1]:
+        names = _SAVED_INPUTS.get(type(node).__name__, ("self", "other"))
+        for name in names[i : i + 1]:
             try:
                 v = self.saved.getter(node)(name)
             except Exception:
                 continue
             if isinstance(v, Tensor):
-                known = self.namer.tensor(v)
+                known = self.namer.tensor(v) or self._view_of_named(v)
                 if known:
                     return known
             elif _is_number(v):
@@ -336,6 +337,26 @@ class _Labels:
         if _is_number(other):
             return number(other)
         return "c"
+
+    def _view_of_named(self, v: Tensor) -> str | None:
+        """The learner's name for the tensor `v` is a reshaped view of (matmul unsqueezes a
+        vector before it saves it): the learner wrote that tensor, not `c`."""
+        base = getattr(v, "_base", None)
+        if isinstance(base, Tensor) and base._data.size == v._data.size:
+            return self.namer.tensor(base)
+        return None
+
+
+#: The saved value that is each input of a node, where it is not ("self", "other").
+_SAVED_INPUTS = {
+    "AddmmBackward0": ("self", "mat1", "mat2"),
+    "MmBackward0": ("self", "mat2"),
+    "MvBackward0": ("self", "mat2"),
+    "DotBackward0": ("self", "mat2"),
+    "MseLossBackward0": ("self", "target"),
+    "BinaryCrossEntropyBackward0": ("self", "target"),
+    "BinaryCrossEntropyWithLogitsBackward0": ("self", "target"),
+}
 
 
 def _is_number(v: Any) -> bool:
@@ -681,20 +702,43 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
         out = Text(
             f"   → {edge.label}" + (f" [input {edge.index}]" if _dup(step, edge) else "") + ": "
         )
+        copies = 0
         if local is not None and local.kind == "map":
             out.append(f"{local.rhs} = ")
         elif local is not None:
             out.append(f"∂{R}/∂{wrap_sym(edge.label)} = ")
             factor = wrap_sym(local.rhs) if local.exact else _value_text(np.asarray(local.value))
-            out.append(f"{_value_text(step.grad_in)} · {factor} = ")
+            product = f"{_value_text(step.grad_in)} · {factor}"
+            copies = _broadcast_copies(step.grad_in, local.value, edge.grad)
+            out.append(f"sum({product}) = " if copies else f"{product} = ")
         out.append(short(edge.grad), style="green")
         lines.append(out)
+        if copies:
+            lines.append(
+                Text(
+                    f"     ({edge.label} was broadcast to {copies} elements: "
+                    "the gradients of its copies add up)",
+                    style="dim",
+                )
+            )
         if local is None:
             why = edge.note or (
                 f"no formula available for {display_name(step.node)}; this is the gradient it computed"
             )
             lines.append(Text(f"     ({why})", style="dim"))
     return lines
+
+
+def _broadcast_copies(grad_in: Any, factor: Any, grad: Any) -> int:
+    """How many elements `grad_in · factor` has when the edge's gradient was summed down
+    from them (a broadcast input); 0 when nothing was summed."""
+    try:
+        shape = np.broadcast_shapes(np.shape(grad_in), np.shape(factor))
+    except ValueError:
+        return 0
+    size = int(np.prod(shape)) if shape else 1
+    got = int(np.size(grad)) if grad is not None else size
+    return size if size > got else 0
 
 
 def _dup(step: Step, edge: Edge) -> bool:

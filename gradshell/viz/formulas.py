@@ -512,3 +512,7 @@ def _expand(c: Ctx) -> Formula:
 @_register("CloneBackward0", "AliasBackward0")
 def _clone(c: Ctx) -> Formula:
     return Formula(f"copy of {c.sym(0)}", [_const(1)])
+
+
+# the nodes of neural-network tutorials (losses, nn.Linear, softmax...) register here too
+from gradshell.viz import formulas_nn  # noqa: E402, F401

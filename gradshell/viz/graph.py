@@ -130,6 +130,10 @@ def cut_off(root: Any, namer: Namer, namespace: dict) -> list[str]:
         for owner, arr in graph_arrays:
             if owner is value or id(value) in seen:
                 continue
+            if not owner._requires_grad:
+                # a constant the graph saved (matmul's unsqueezed view of a vector, say):
+                # sharing its data is the graph's own doing, not the learner's
+                continue
             if _shares(value._data, arr):
                 seen.add(id(value))
                 who = namer.label(owner)

@@ -138,3 +138,44 @@ def test_a_failed_second_pass_does_not_hide_the_one_that_worked(vs):
     assert vs.run_cell("y.backward()").error is not None  # buffers freed
     r = vs.run_cell("%explain y")
     assert "backward #1" in r.visual and "x.grad += 2" in r.visual
+
+
+def test_a_broadcast_input_shows_the_summing_step(vs):
+    for cell in (
+        "v = torch.tensor([1., 2., 3.], requires_grad=True)",
+        "s = torch.tensor(0.5, requires_grad=True)",
+        "loss = (v * s).mean()",
+        "loss.backward()",
+    ):
+        vs.run_cell(cell)
+    text = vs.run_cell("%explain loss").visual
+    assert "→ s: ∂loss/∂s = sum(0.3333 · [1., 2., 3.]) = 2" in text
+    assert "s was broadcast to 3 elements" in text
+    assert "0.3333 · [1., 2., 3.] = 2" not in text.replace("sum(0.3333 · [1., 2., 3.]) = 2", "")
+
+
+def test_the_learners_vector_keeps_its_name_through_matmul(vs):
+    for cell in (
+        "x = torch.ones(3)",
+        "w = torch.ones(3, 2, requires_grad=True)",
+        "b = torch.zeros(2, requires_grad=True)",
+        "out = (torch.matmul(x, w) + b).sum()",
+    ):
+        vs.run_cell(cell)
+    graph = vs.run_cell("%graph out").visual
+    assert "shares data" not in graph  # matmul's own view of x is not the learner's doing
+    vs.run_cell("out.backward()")
+    text = vs.run_cell("%explain out").visual
+    assert "x @ w" in text and "c @ w" not in text and "squeeze(" not in text
+    assert "→ w: xᵀ @ grad" in text
+    assert "no formula available" not in text
+
+
+def test_a_detached_copy_is_still_pointed_out(vs):
+    for cell in (
+        "x = torch.ones(3, requires_grad=True)",
+        "d = x.detach()",
+        "out = (x * 2).sum()",
+    ):
+        vs.run_cell(cell)
+    assert "d shares data with x" in vs.run_cell("%graph out").visual
