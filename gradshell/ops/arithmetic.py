@@ -399,11 +399,11 @@ class PowBackward1(Node):
         b = self.saved("exponent")
         ga = gb = None
         if self.needs_a:
-            ga = g * b * a ** (b - 1)
+            ga = g * (b * a ** (b - 1))  # PyTorch's grouping: b·a^(b-1) first
             ga = where((b == 0).detach(), g * 0, ga)  # g*0, not ga*0: ga may be nan there
         if self.needs_b:
             r = self.saved("result")
-            gb = g * r * log(a)
+            gb = g * (r * log(a))
             gb = where(((a == 0) & (b >= 0)).detach(), g * 0, gb)
         return ga, gb
 
@@ -458,6 +458,8 @@ def pow(self, exponent, *, out=None):  # noqa: A001 - PyTorch's name
     _check_int_pow(self, exponent, dt)
     if dt.category == INT and not is_scalar(exponent):
         res = _int_pow(self, exponent, dt)
+    elif _special_exponent(self, exponent, dt):
+        res = _special_pow(self, exponent, dt)
     else:
         res = _apply("power", self, exponent, dt)
     if needs_grad(self, exponent):
@@ -476,6 +478,35 @@ def pow(self, exponent, *, out=None):  # noqa: A001 - PyTorch's name
             node.save_scalar("exponent", exponent)
             record(node, (self,), res)
     return _out(res, out)
+
+
+def _special_exponent(x, e, dt) -> bool:
+    return (
+        is_scalar(e)
+        and not isinstance(e, bool)
+        and e in (3, -2, 0.5, -0.5)
+        and dt.np in (np.float32, np.float64)
+        and isinstance(x, Tensor)
+    )
+
+
+def _special_pow(x: Tensor, e, dt) -> Tensor:
+    """PyTorch's CPU pow for exponents 3, -2, 0.5 and -0.5: x·x·x, 1/(x·x), sqrt(x),
+    1/sqrt(x) (so the bits, and the sign of 1/sqrt(-0) = -inf, are PyTorch's rather than
+    libm's pow)."""
+    d = x._data if x._data.dtype == dt.np else x._data.astype(dt.np)
+    xp = array_module(d)
+    if e == 3:
+        r = d * d * d
+    elif e == -2:
+        r = xp.reciprocal(d * d)
+    elif e == 0.5:  # PyTorch's pow hands 0.5 to its sqrt kernel: so does gradshell
+        from gradshell.ops.unary import sqrt
+
+        r = sqrt(wrap(d, dt).detach())._data
+    else:
+        r = xp.reciprocal(xp.sqrt(d))
+    return wrap(as_array(r), dt)
 
 
 @tensor_method("__rpow__")
@@ -805,15 +836,22 @@ class MinimumBackward0(Node):
 
 
 def _split(g: Tensor, share, needs):
-    ga = g * _const(share, g._dtype) if needs[0] else None
-    gb = g * _const(1.0 - share, g._dtype) if needs[1] else None
+    # PyTorch: where(a == b, grad / 2, grad).masked_fill_(a < b, 0): the zeros are +0.0
+    ga = _pass_where(g * _const(share, g._dtype), share != 0) if needs[0] else None
+    gb = _pass_where(g * _const(1.0 - share, g._dtype), share != 1) if needs[1] else None
     return ga, gb
 
 
 def _binary_extreme(fname: str, ufunc: str, node_cls, a, b):
     _require_tensor(fname, "input", 1, a)
     _require_tensor(fname, "other", 2, b)
-    res = _apply(ufunc, a, b)
+    ad, bd, dt, xp = binary_operands(a, b)
+    try:
+        # operands swapped: on a tie (0 and -0) NumPy returns its second, PyTorch its first
+        r = getattr(xp, ufunc)(bd, ad)
+    except ValueError:
+        raise _broadcast_fail(a, b) from None
+    res = wrap(as_array(r.astype(dt.np, copy=False)), dt)
     if needs_grad(a, b):
         node = node_cls()
         node.needs = (a._requires_grad, b._requires_grad)
@@ -848,7 +886,15 @@ class ClampBackward1(Node):
             keep &= x >= self.min
         if self.max is not None:
             keep &= x <= self.max
-        return (g * _const(keep, g._dtype),)
+        return (_pass_where(g, keep),)
+
+
+def _pass_where(g: Tensor, keep) -> Tensor:
+    """g where `keep` (a boolean array), else +0.0 — PyTorch's where(keep, grad, 0), whose
+    zeros are positive even where the incoming gradient is negative."""
+    from gradshell.ops.unary import where
+
+    return where(wrap(keep, dtypes.bool_), g, 0.0)
 
 
 class ClampBackward0(Node):
@@ -868,10 +914,9 @@ class ClampBackward0(Node):
             keep_x, keep_lo, keep_hi = x >= lo, x < lo, None
         else:
             keep_x, keep_lo, keep_hi = x <= hi, None, x > hi
-        dt = g._dtype
-        gx = g * _const(xp.asarray(keep_x), dt) if self.needs[0] else None
-        glo = g * _const(xp.asarray(keep_lo), dt) if keep_lo is not None and self.needs[1] else None
-        ghi = g * _const(xp.asarray(keep_hi), dt) if keep_hi is not None and self.needs[2] else None
+        gx = _pass_where(g, xp.asarray(keep_x)) if self.needs[0] else None
+        glo = _pass_where(g, xp.asarray(keep_lo)) if keep_lo is not None and self.needs[1] else None
+        ghi = _pass_where(g, xp.asarray(keep_hi)) if keep_hi is not None and self.needs[2] else None
         return gx, glo, ghi
 
 
@@ -910,10 +955,11 @@ def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch's names
     dt = dtypes.result_type(self, *operands)
     xp = array_module(self._data)
     r = self._data.astype(dt.np, copy=False)
+    # the bound first: NumPy keeps its second operand on ties, and PyTorch keeps x (-0.0)
     if min is not None:
-        r = xp.maximum(r, dt.np.type(min))
+        r = xp.maximum(dt.np.type(min), r)
     if max is not None:
-        r = xp.minimum(r, dt.np.type(max))
+        r = xp.minimum(dt.np.type(max), r)
     res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
     if needs_grad(self):
         node = ClampBackward1()
@@ -933,10 +979,10 @@ def _clamp_tensor(self, lo, hi):
     xp = array_module(self._data)
     r = self._data.astype(dt.np, copy=False)
     try:
-        if lo is not None:
-            r = xp.maximum(r, lo._data.astype(dt.np, copy=False))
+        if lo is not None:  # the bound first, so that ties keep x (see clamp)
+            r = xp.maximum(lo._data.astype(dt.np, copy=False), r)
         if hi is not None:
-            r = xp.minimum(r, hi._data.astype(dt.np, copy=False))
+            r = xp.minimum(hi._data.astype(dt.np, copy=False), r)
     except ValueError:
         raise _broadcast_fail_many(self, *operands) from None
     res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)

@@ -279,8 +279,12 @@ def _prod_grad(g: Tensor, x: Tensor, result: Tensor, dim: int | None) -> Tensor:
     when some element is zero (so 0s do not turn into 0/0)."""
     if x._data.ndim == 0:
         return g.clone() if g._data.shape == () else g.reshape(())
-    if not bool((x._data == 0).any()):
+    zeros = int((x._data == 0).sum())
+    if not zeros:
         return g * (result / x)  # PyTorch's order of operations (and nodes)
+    if dim is None and zeros > 1 and not grad_mode.state.enabled:
+        # two zeros or more: PyTorch answers zeros_like(input) (+0.0 everywhere)
+        return wrap(array_module(x._data).zeros(x._data.shape, g._dtype.np), g._dtype)
     if dim is None:
         flat = x.reshape(-1)
         others = _exclusive_cumprod(flat, 0, False) * _exclusive_cumprod(flat, 0, True)
@@ -769,6 +773,8 @@ def cumsum(self, dim, *, dtype=None) -> Tensor:
     # PyTorch runs the sum in its CPU accumulate type (float32 in double, float16 in
     # float32) and rounds each output from it
     r = data.copy() if nd == 0 else summation.torch_cumulative(xp.cumsum, data, d, dt.np)
+    if dt.category == FLOAT:
+        r = r + dt.np.type(0)  # PyTorch's sums start from +0.0: a run of -0.0 sums to +0.0
     res = wrap(as_array(r), dt)
     if needs_grad(self):
         node = CumsumBackward0()

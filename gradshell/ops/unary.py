@@ -418,7 +418,10 @@ class ThresholdBackwardBackward0(FusedBackward):
 def threshold_backward(g: Tensor, x: Tensor, threshold) -> Tensor:
     """g where x > threshold, else 0 (relu's gradient), one node if differentiated."""
     return fused(
-        ThresholdBackwardBackward0, (g, x), lambda: g * (x > threshold), threshold=threshold
+        ThresholdBackwardBackward0,
+        (g, x),
+        lambda: where((x > threshold).detach(), g, 0.0),  # +0.0 below, as PyTorch
+        threshold=threshold,
     )
 
 
@@ -428,7 +431,8 @@ def relu(self):
     if self._dtype.category == BOOL:
         raise RuntimeError("Boolean inputs not supported for relu")
     xp = array_module(self._data)
-    res = wrap(as_array(xp.maximum(self._data, 0).astype(self._dtype.np, copy=False)), self._dtype)
+    # 0 first: NumPy keeps its second operand on ties, so relu(-0.0) is -0.0 as in PyTorch
+    res = wrap(as_array(xp.maximum(0, self._data).astype(self._dtype.np, copy=False)), self._dtype)
     if needs_grad(self):
         node = ReluBackward0()
         node.save("result", res, is_output=True)
