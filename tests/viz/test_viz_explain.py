@@ -166,7 +166,7 @@ def test_the_learners_vector_keeps_its_name_through_matmul(vs):
     assert "shares data" not in graph  # matmul's own view of x is not the learner's doing
     vs.run_cell("out.backward()")
     text = vs.run_cell("%explain out").visual
-    assert "x @ w" in text and "c @ w" not in text and "squeeze(" not in text
+    assert "x @ w" in text and "c @ w" not in text and "— squeeze(" not in text
     assert "→ w: xᵀ @ grad" in text
     assert "no formula available" not in text
 
