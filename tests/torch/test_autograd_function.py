@@ -7,9 +7,16 @@ import warnings
 from pathlib import Path
 
 import pytest
-from support.tutorials import printed, run_in_gradshell, run_in_pytorch
+from support.tutorials import live_torch, printed, run_in_gradshell, run_in_pytorch
 
 from gradshell import torch as gtorch
+
+
+@pytest.fixture
+def real_torch():
+    """PyTorch itself (this module's comparisons cannot run on recorded answers)."""
+    return live_torch()
+
 
 DEFS = """
 class MyReLU(torch.autograd.Function):

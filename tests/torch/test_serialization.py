@@ -9,9 +9,17 @@ import pickle
 import zipfile
 
 import pytest
+from support.tutorials import live_torch
 
 from gradshell import torch as gtorch
 from gradshell.torch import serialization
+
+
+@pytest.fixture
+def real_torch():
+    """PyTorch itself (this module's comparisons cannot run on recorded answers)."""
+    return live_torch()
+
 
 # Writes a checkpoint with `torch` (either library) into `path`.
 WRITE = """

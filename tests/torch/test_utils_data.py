@@ -6,10 +6,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.tutorials import printed, run_in_gradshell, run_in_pytorch, without_warnings
+from support.tutorials import (
+    live_torch,
+    printed,
+    run_in_gradshell,
+    run_in_pytorch,
+    without_warnings,
+)
 
 from gradshell import torch as gtorch
 from gradshell.torch.utils import data as gdata
+
+
+@pytest.fixture
+def real_torch():
+    """PyTorch itself (this module's comparisons cannot run on recorded answers)."""
+    return live_torch()
+
 
 # Each program prints; its output must be byte-for-byte PyTorch's.
 PROGRAMS = {
