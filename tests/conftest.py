@@ -1,15 +1,145 @@
-"""Fixtures shared by every test: real PyTorch (the oracle) when installed, and a clean
-print style and grad mode around each test."""
+"""Fixtures and hooks shared by every test: the PyTorch oracle (real PyTorch when it is
+installed, its recorded answers in tests/oracle when it is not), and a clean print style
+and grad mode around each test."""
 
 from __future__ import annotations
 
 import pytest
+from support import oracle
+from support.oracle import ORACLE
+
+_LOG = pytest.StashKey()
+_PASSED = pytest.StashKey()
+_shared_logs: dict = {}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--run-slow", action="store_true", help="also run the slow tiers (marked slow)"
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a slow fuzz tier, run with --run-slow (CI does)")
+    config.addinivalue_line("markers", "gpu: needs an NVIDIA GPU with CuPy")
+    if oracle.configure() == "live":
+        return
+    # The recorded cases are the ones Hypothesis generates from a fixed seed.
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile(
+        "gradshell-oracle",
+        derandomize=True,
+        database=None,
+        deadline=None,
+        print_blob=False,
+        suppress_health_check=list(HealthCheck),
+    )
+    settings.load_profile("gradshell-oracle")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow tier: run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if ORACLE.mode == "replay":
+        terminalreporter.write_line(
+            "gradshell: PyTorch is not installed; differential tests compared against "
+            f"recordings of PyTorch {ORACLE.torch_version} (tests/oracle)"
+        )
+    elif ORACLE.mode == "record":
+        saved = ORACLE.save()
+        terminalreporter.write_line(
+            f"gradshell: recorded PyTorch's answers into {len(saved)} files under {ORACLE.root}"
+        )
+
+
+def _shared_log(key: str, prefix: str, parents: tuple = ()):
+    if key not in _shared_logs:
+        _shared_logs[key] = ORACLE.open_log(key, prefix, parents)
+    return _shared_logs[key]
+
+
+def _collect_key(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0] + "::<collect>"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    if ORACLE.mode == "live" or not isinstance(collector, (pytest.Module, pytest.Class)):
+        return (yield)
+    previous = ORACLE.current
+    ORACLE.current = _shared_log(_collect_key(collector.nodeid), "m")
+    try:
+        return (yield)
+    finally:
+        ORACLE.current = previous
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    if ORACLE.mode == "live" or fixturedef.scope == "function":
+        return (yield)
+    node = request.node.nodeid or "tests/conftest.py"
+    key = f"{node}::<fixture {fixturedef.argname}[{getattr(request, 'param_index', 0)}]>"
+    parents = tuple(v for k, v in _shared_logs.items() if k == _collect_key(node))
+    previous = ORACLE.current
+    ORACLE.current = _shared_log(key, f"f{fixturedef.argname}:", parents)
+    try:
+        return (yield)
+    finally:
+        ORACLE.current = previous
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if ORACLE.mode == "live":
+        return (yield)
+    parents = tuple(
+        log
+        for key, log in _shared_logs.items()
+        if key == _collect_key(item.nodeid) or "::<fixture " in key
+    )
+    log = ORACLE.open_log(item.nodeid, "t", parents)
+    item.stash[_LOG] = log
+    ORACLE.current = log
+    try:
+        return (yield)
+    finally:
+        ORACLE.current = None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.when == "call":
+        item.stash[_PASSED] = report.passed
+    return report
+
+
+@pytest.fixture(autouse=True)
+def _oracle_log(request):
+    """After each test: with recordings, the test must have asked PyTorch all it was
+    recorded asking (otherwise the recording is stale)."""
+    yield
+    log = request.node.stash.get(_LOG, None)
+    if log is None:
+        return
+    problem = ORACLE.finish(log)
+    if problem and request.node.stash.get(_PASSED, False):
+        pytest.fail(problem)
 
 
 @pytest.fixture
 def real_torch():
-    """The real PyTorch, or skip the test when it is not installed."""
-    return pytest.importorskip("torch")
+    """PyTorch, the oracle: the real module, or its recorded answers without it."""
+    return oracle.torch()
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ An exception must have the same type and message in both.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import warnings
@@ -15,6 +16,7 @@ import warnings
 import numpy as np
 
 from gradshell import torch as gtorch
+from support import oracle
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
@@ -88,7 +90,11 @@ def compare(source: str, real_torch, rtol: float = 1e-4, atol: float = 1e-5, mes
 
     `message`, if given, maps gradshell's error text before comparing."""
     ours = run(source, gtorch)
-    theirs = run(source, real_torch)
+    theirs = oracle.computed(
+        f"run {hashlib.sha256(source.encode()).hexdigest()[:16]}",
+        lambda torch_mod: run(source, torch_mod),
+        real_torch,
+    )
     if message is not None and "error" in ours:
         ours["error"] = (ours["error"][0], message(ours["error"][1]))
     if "error" in theirs or "error" in ours:
