@@ -614,16 +614,28 @@ def _every(v: np.ndarray | None) -> str:
         return "None"
     text = short(v)
     if v.size > 1 and uniform(v) is not None:
-        text += f" (each of {v.size})"
+        text += f" ({_w('each_of', n=v.size)})"
     return text
 
 
 def header_text(ex: Explanation) -> str:
     """The first line: what pass this is."""
-    call = f"{ex.root_label}.backward()" if not ex.partial else f"the pass from {ex.root_label}"
+    from gradshell.viz.words import current, word
+
+    zh = current.get() == "zh"
+    if ex.partial:
+        if zh:
+            call = f"从 {ex.root_label} 开始的反向传播"
+        else:
+            call = f"the pass from {ex.root_label}"
+    else:
+        call = f"{ex.root_label}.backward()"
     if ex.ran:
         where = f" — {ex.cause}" if ex.cause else ""
-        return f"what {call} did (backward #{ex.call}{where})"
+        cause = word(None, "cause_backward", n=ex.call) + where
+        return f"{call} 做了什么（{cause}）" if zh else f"what {call} did ({cause})"
+    if zh:
+        return f"{call} 将会做什么——只是预览：不改变任何 .grad"
     return f"what {call} would do — a preview: no .grad changes"
 
 
@@ -636,7 +648,7 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
     if isinstance(step, AccStep):
         title = Text(f"{step.index}. ")
         title.append("AccumulateGrad" if not step.retain else "retain_grad", style="bold")
-        title.append(f" — {step.label}{'' if step.retain else ' (leaf)'}")
+        title.append(f" — {step.label}{'' if step.retain else ' (' + _w('leaf') + ')'}")
         lines.append(title)
         verb = "+=" if ex.ran else "would +="
         line = Text(f"   {step.label}.grad {verb} ")
@@ -644,7 +656,7 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
         before = "None" if step.before is None else short(step.before)
         line.append(f"   ({before} → {short(step.after) if step.after is not None else '?'})")
         if step.incoming_parts > 1:
-            line.append(f"  (sum of {step.incoming_parts} edges)", style="dim")
+            line.append(f"  ({_w('sum_of_edges', n=step.incoming_parts)})", style="dim")
         lines.append(line)
         return lines
     title = Text(f"{step.index}. ")
@@ -659,15 +671,15 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
     if step.grad_in is None:
         lines.append(Text("   no gradient reached this node", style="dim"))
         return lines
-    incoming = Text(f"   in    ∂{R}/∂{wrap_sym(step.out_label)} = ")
+    incoming = Text(f"   {_w('in')}∂{R}/∂{wrap_sym(step.out_label)} = ")
     if step.index == _first_index(ex) and ex.grad_root is not None and uniform(ex.grad_root) != 1:
-        incoming = Text("   in    v = ")
+        incoming = Text(f"   {_w('in')}v = ")
         incoming.append(_every(step.grad_in), style="cyan")
         incoming.append("  (the gradient given to backward)", style="dim")
     else:
         incoming.append(_every(step.grad_in), style="cyan")
         if step.incoming_parts > 1:
-            incoming.append(f"  (sum of {step.incoming_parts} edges)", style="dim")
+            incoming.append(f"  ({_w('sum_of_edges', n=step.incoming_parts)})", style="dim")
     lines.append(incoming)
     shown_merged: set = set()
     for edge in step.edges:
@@ -687,7 +699,9 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
                     if e.local is not None and (e.target, e.target_nr) == key
                 )
                 lines.append(
-                    _local_line(step, edge.label, local.merged, merged_value, False, "   local ")
+                    _local_line(
+                        step, edge.label, local.merged, merged_value, False, f"   {_w('local')}"
+                    )
                 )
                 lines.append(
                     Text(
@@ -697,7 +711,9 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
                 )
             elif local.merged is None:
                 lines.append(
-                    _local_line(step, edge.label, local.rhs, local.value, local.exact, "   local ")
+                    _local_line(
+                        step, edge.label, local.rhs, local.value, local.exact, f"   {_w('local')}"
+                    )
                 )
         out = Text(
             f"   → {edge.label}" + (f" [input {edge.index}]" if _dup(step, edge) else "") + ": "
@@ -714,19 +730,17 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
         out.append(short(edge.grad), style="green")
         lines.append(out)
         if copies:
-            lines.append(
-                Text(
-                    f"     ({edge.label} was broadcast to {copies} elements: "
-                    "the gradients of its copies add up)",
-                    style="dim",
-                )
-            )
+            lines.append(Text(f"     ({_w('broadcast', name=edge.label, n=copies)})", style="dim"))
         if local is None:
-            why = edge.note or (
-                f"no formula available for {display_name(step.node)}; this is the gradient it computed"
-            )
+            why = edge.note or _w("no_formula", node=display_name(step.node))
             lines.append(Text(f"     ({why})", style="dim"))
     return lines
+
+
+def _w(key: str, **fields: Any) -> str:
+    from gradshell.viz.words import word
+
+    return word(None, key, **fields)
 
 
 def _broadcast_copies(grad_in: Any, factor: Any, grad: Any) -> int:
@@ -776,9 +790,16 @@ def chain_lines(ex: Explanation) -> list[Any]:
     lines = []
     for chain in ex.chains:
         value = _value_text(chain.value)
-        line = Text("why ")
-        line.append(f"∂{ex.root_label}/∂{chain.leaf_label}", style="bold")
-        line.append(f" is {value}:  ")
+        from gradshell.viz.words import current
+
+        if current.get() == "zh":
+            line = Text("为什么 ")
+            line.append(f"∂{ex.root_label}/∂{chain.leaf_label}", style="bold")
+            line.append(f" 是 {value}：  ")
+        else:
+            line = Text("why ")
+            line.append(f"∂{ex.root_label}/∂{chain.leaf_label}", style="bold")
+            line.append(f" is {value}:  ")
         if chain.symbolic != chain.numeric:
             line.append(f"{chain.symbolic} = ")
         line.append(f"{chain.numeric} = ")
@@ -808,7 +829,7 @@ def explanation_view(ex: Explanation, *, upto: int | None = None) -> Any:
         for note in ex.notes:
             body.append(Text(f"note: {note}", style="dim"))
         if any(isinstance(s, Step) and s.expr and _CONSTANT.search(s.expr) for s in ex.steps):
-            body.append(Text("c stands for a constant: no gradient flows to it", style="dim"))
+            body.append(Text(_w("constant_c"), style="dim"))
     return Panel(
         Group(*body),
         title=Text(f"%explain {ex.root_label}", style="bold"),

@@ -51,18 +51,20 @@ _OPERANDS = ("self", "other")
 
 def none_edge_text(node: Any, i: int, namer: Namer) -> str:
     """Why edge `i` of `node` is None, naming the operand when the node saved it."""
-    what = "a constant, or a tensor that does not require grad (no_grad / detach())"
+    from gradshell.viz.words import word
+
+    what = word(None, "constant")
     saved = node._saved or node._legacy_kept or {}
     key = _OPERANDS[i] if i < len(_OPERANDS) else None
     # Binary ops save operand i as _OPERANDS[i] when the other operand needs its value.
     v = saved.get(key) if key is not None and len(node.next_functions) == 2 else None
     if isinstance(v, bool | int | float):
-        what = f"the number {number(v)}"
+        what = word(None, "the_number", n=number(v))
     elif type(v) is SavedTensor and v.tensor is not None:
         name = namer.tensor(v.tensor)
         if name is not None:
             what = f"{name}, which does not require grad"
-    return f"[{i}] None ✂ no gradient flows here: {what}"
+    return f"[{i}] None ✂ " + word(None, "no_flow", what=what)
 
 
 def saved_brief(node: Any, namer: Namer) -> str | None:
@@ -76,7 +78,9 @@ def saved_brief(node: Any, namer: Namer) -> str | None:
                 continue
         if parts:
             return "saved " + ", ".join(parts) + " (tensors freed by backward)"
-        return "saved values freed by backward()"
+        from gradshell.viz.words import word
+
+        return word(None, "freed")
     saved = node._saved
     if not saved:
         return None
@@ -96,11 +100,13 @@ def saved_brief(node: Any, namer: Namer) -> str | None:
 
 def leaf_brief(t: Any, namer: Namer) -> str:
     """'x  [2, 2] float32  value [[1., 1.], [1., 1.]]  grad None'."""
+    from gradshell.viz.words import word
+
     text = f"{namer.label(t)}  {shape_text(t._data.shape)} {t._dtype.name}"
     if t._data.size <= SMALL:
-        text += f"  value {compact(t)}"
+        text += f"  {word(None, 'value')} {compact(t)}"
         g = t._grad
-        text += f"  grad {'None' if g is None else compact(g)}"
+        text += f"  {word(None, 'grad')} {'None' if g is None else compact(g)}"
     return text
 
 
@@ -177,7 +183,9 @@ def graph_view(t: Tensor, namer: Namer, namespace: dict | None = None) -> Any:
     count = [0]
     _grow(tree, root, namer, ids, drawn, count)
     hidden = [len(ids) - 1 - count[0]]
-    parts: list[Any] = [Text(f"%graph {label}: the grad_fn graph (edges are next_functions)")]
+    from gradshell.viz.words import word
+
+    parts: list[Any] = [Text(word(None, "graph_header", label=label))]
     parts.append(tree)
     if hidden[0]:
         parts.append(

@@ -122,7 +122,9 @@ class Share:
         name = namer.node_output(self.src)
         node = display_name(self.src)
         who = f"{name} ({node}, input {self.edge})" if name else f"{node}, input {self.edge}"
-        self.label = f"from {who}"
+        from gradshell.viz.words import word
+
+        self.label = word(None, "from", who=who)
         self.src = None
 
 
@@ -139,17 +141,11 @@ class Entry:
     shares: list[Share] = field(default_factory=list)
     cell: int = 0
 
-    def describe(self) -> str:
-        """The cause column: 'backward #2: y.backward(...)', 'zero_: ...'."""
-        what = {
-            "backward": f"backward #{self.call}",
-            "retain": f"backward #{self.call} (retain_grad)",
-            "zero": "zeroed",
-            "none": "set to None",
-            "assign": "assigned",
-            "inplace": "changed in place",
-            "unseen": "changed while recording was off",
-        }[self.kind]
+    def describe(self, lang: str = "en") -> str:
+        """The cause column: 'backward #2: y.backward(...)', 'zeroed: ...'."""
+        from gradshell.viz.words import word
+
+        what = word(lang, f"cause_{self.kind}", n=self.call)
         return f"{what}: {self.cause}" if self.cause else what
 
 
@@ -235,19 +231,23 @@ class Ledger:
 # --- the %ledger table ----------------------------------------------------------------------
 
 
-def _added_text(e: Entry) -> str:
+def _added_text(e: Entry, lang: str = "en") -> str:
+    from gradshell.viz.words import word
+
     if e.kind in ("backward", "retain"):
         return "+ " + e.added.render() if e.added is not None else ""
     if e.kind == "zero":
-        return "wiped " + (e.before.render() if e.before is not None else "?")
+        return word(lang, "wiped", value=e.before.render() if e.before is not None else "?")
     if e.kind == "none":
-        return "dropped " + (e.before.render() if e.before is not None else "None")
+        return word(lang, "dropped", value=e.before.render() if e.before is not None else "None")
     if e.before is not None:
-        return "was " + e.before.render()
+        return word(lang, "was", value=e.before.render())
     return ""
 
 
-def ledger_table(name: str, book: Book, live: Any, *, everything: bool = False) -> Any:
+def ledger_table(
+    name: str, book: Book, live: Any, *, everything: bool = False, lang: str = "en"
+) -> Any:
     """The history of `name.grad` as a rich renderable (step, cause, added, result)."""
     from rich.console import Group
     from rich.table import Table
@@ -257,15 +257,21 @@ def ledger_table(name: str, book: Book, live: Any, *, everything: bool = False) 
         entries, earlier = list(book.entries), book.dropped
     else:
         entries, earlier = book.since_reset()
-    title = f"{name}.grad — every change since it was created or reset"
+    from gradshell.viz.words import word
+
+    title = (
+        f"{name}.grad — every change since it was created or reset"
+        if lang != "zh"
+        else f"{name}.grad：创建或重置以来的每一次改动"
+    )
     table = Table(title=title, title_justify="left", expand=False, show_lines=False)
-    table.add_column("step", justify="right", no_wrap=True)
-    table.add_column("cause", overflow="fold")
-    table.add_column("added", overflow="fold")
-    table.add_column("result", overflow="fold")
+    table.add_column(word(lang, "col_step"), justify="right", no_wrap=True)
+    table.add_column(word(lang, "col_cause"), overflow="fold")
+    table.add_column(word(lang, "col_added"), overflow="fold")
+    table.add_column(word(lang, "col_result"), overflow="fold")
     for i, e in enumerate(entries, start=earlier + 1):
         result = e.after.render() if e.after is not None else "None"
-        table.add_row(str(i), e.describe(), _added_text(e), result)
+        table.add_row(str(i), e.describe(lang), _added_text(e, lang), result)
         for s in e.shares:
             table.add_row("", Text("  ↳ " + s.label, style="dim"), "+ " + s.value.render(), "")
     parts: list[Any] = [table]
@@ -273,7 +279,8 @@ def ledger_table(name: str, book: Book, live: Any, *, everything: bool = False) 
         parts.append(
             Text(f"({earlier} earlier change(s) before that; %ledger {name} --all shows them)")
         )
-    parts.append(Text(f"{name}.grad now: {'None' if live is None else compact(live)}"))
+    now = "None" if live is None else compact(live)
+    parts.append(Text(f"{name}.grad now: {now}" if lang != "zh" else f"{name}.grad 现在是：{now}"))
     last = book.last_after()
     if not agrees(last, live):
         parts.append(
@@ -300,17 +307,19 @@ def agrees(last: Snap | None, live: Any) -> bool:
     )
 
 
-def summary_table(rows: list[tuple[str, Book, Any]]) -> Any:
+def summary_table(rows: list[tuple[str, Book, Any]], lang: str = "en") -> Any:
     """`%ledger` with no name: every tracked `.grad`, its number of changes and value."""
     from rich.table import Table
 
-    table = Table(title="gradients recorded in this session", title_justify="left")
-    table.add_column("tensor")
-    table.add_column("changes", justify="right")
-    table.add_column("last change", overflow="fold")
-    table.add_column(".grad now", overflow="fold")
+    from gradshell.viz.words import word
+
+    table = Table(title=word(lang, "summary_title"), title_justify="left")
+    table.add_column(word(lang, "col_tensor"))
+    table.add_column(word(lang, "col_changes"), justify="right")
+    table.add_column(word(lang, "col_last"), overflow="fold")
+    table.add_column(word(lang, "col_now"), overflow="fold")
     for name, book, live in rows:
-        last = book.entries[-1].describe() if book.entries else ""
+        last = book.entries[-1].describe(lang) if book.entries else ""
         table.add_row(
             f"{name}.grad",
             str(len(book.entries) + book.dropped),

@@ -53,19 +53,29 @@ class VizState:
         rec = self.recorder
         try:
             if rec is not None and self.mode != "off" and rec._depth <= 1:
-                rec.check_unseen()
-                if rec.pending:
-                    from gradshell.viz.panels import changes_view
+                try:
+                    from gradshell.viz.words import use_lang
 
-                    namer = namer_for(session)
-                    items = rec.take_pending(namer)
-                    view = changes_view(items, namer, self.mode)
-                    if view is not None:
-                        parts.append(view)
+                    rec.check_unseen()
+                    if rec.pending:
+                        from gradshell.viz.panels import changes_view
+
+                        namer = namer_for(session)
+                        with use_lang(self.lang):
+                            items = rec.take_pending(namer)
+                            view = changes_view(items, namer, self.mode, self.lang)
+                        if view is not None:
+                            parts.append(view)
+                except Exception as exc:  # noqa: BLE001 - a panel's bug must show, not hide
+                    rec.pending = []
+                    parts.append(self._failed(exc))
             if self.xmode == "explain" and session.viz:
                 from gradshell.viz.errors import explain_result
 
-                view = explain_result(session, result, self.lang)
+                try:
+                    view = explain_result(session, result, self.lang)
+                except Exception as exc:  # noqa: BLE001 - as above
+                    view = self._failed(exc)
                 if view is not None:
                     parts.append(view)
         finally:
@@ -76,6 +86,15 @@ class VizState:
         from rich.console import Group
 
         return self.render(Group(*parts))
+
+    def _failed(self, exc: BaseException) -> Any:
+        """A one-line note that a panel could not be drawn (never a silent gap)."""
+        from rich.text import Text
+
+        from gradshell.viz.words import word
+
+        error = f"{type(exc).__name__}: {exc}"
+        return Text(word(self.lang, "panel_failed", error=error[:200]), style="red")
 
     def render(self, renderable: Any) -> str:
         """Text for the visual channel, at this session's width and colour."""
@@ -164,7 +183,7 @@ def ledger_magic(session: Session, arg: str) -> str | None:
             rows.append((namer.label(t), book, t._grad))
         if not rows:
             return _show(session, _text("no .grad has changed yet in this session"))
-        return _show(session, summary_table(rows))
+        return _show(session, summary_table(rows, state.lang))
     try:
         t = lookup_tensor(session, " ".join(words))
     except ExpressionError as exc:
@@ -177,7 +196,7 @@ def ledger_magic(session: Session, arg: str) -> str | None:
         if live is not None:
             msg += " (it changed while recording was off)"
         return _show(session, _text(msg))
-    return _show(session, ledger_table(name, book, t._grad, everything=everything))
+    return _show(session, ledger_table(name, book, t._grad, everything=everything, lang=state.lang))
 
 
 def _text(s: str) -> Any:
@@ -406,9 +425,25 @@ def lang_magic(session: Session, arg: str) -> str | None:
     return None
 
 
+def _in_lang(fn: Any) -> Any:
+    """`fn` drawing its view in the session's `%lang`."""
+    from gradshell.viz.words import use_lang
+
+    def run(session: Session, arg: str) -> str | None:
+        with use_lang(state_of(session).lang):
+            return fn(session, arg)
+
+    run.__doc__ = fn.__doc__
+    run.__name__ = fn.__name__
+    return run
+
+
 def register_all() -> None:
     """Register the visualisation magics with the shell."""
-    from gradshell.shell.magics import register_magic
+    from gradshell.shell.magics import register_magic as _register
+
+    def register_magic(name: str, fn: Any, *args: Any, **kwargs: Any) -> None:
+        _register(name, _in_lang(fn), *args, **kwargs)
 
     register_magic("viz", viz_magic, "on|off|compact: panels after each .grad change")
     register_magic("ledger", ledger_magic, "[NAME] [--all]: every change of NAME.grad")

@@ -19,9 +19,11 @@ ONE_LINE = 90
 SHOWN_PER_TENSOR = 4
 
 
-def change_text(entry: Entry) -> Any:
+def change_text(entry: Entry, lang: str = "en") -> Any:
     """One change as styled text, without the tensor's name: `old + new = result`."""
     from rich.text import Text
+
+    from gradshell.viz.words import word
 
     after = entry.after.render() if entry.after is not None else "None"
     before = entry.before.render() if entry.before is not None else None
@@ -32,7 +34,7 @@ def change_text(entry: Entry) -> Any:
             text.append("None", style="dim")
             text.append(" → ")
             text.append(after, style="bold")
-            text.append("  (first gradient)", style="dim")
+            text.append(f"  ({word(lang, 'first_gradient')})", style="dim")
         elif len(before) + len(added) + len(after) + 6 <= ONE_LINE:
             text.append(before, style="dim")
             text.append(" + ")
@@ -50,16 +52,11 @@ def change_text(entry: Entry) -> Any:
     long = len(text.plain) + len(after) > ONE_LINE
     text.append("\n→ " if long else " → ")
     if entry.kind == "zero" and entry.after is not None and entry.after.is_zero():
-        text.append("zeros", style="bold red")
+        text.append(word(lang, "zeros"), style="bold red")
     else:
         text.append(after, style="bold red" if entry.kind in ("zero", "none") else "bold")
-    note = {
-        "assign": "assigned",
-        "inplace": "changed in place",
-        "unseen": "changed while recording was off",
-    }.get(entry.kind)
-    if note:
-        text.append(f"  ({note})", style="dim")
+    if entry.kind in ("assign", "inplace", "unseen"):
+        text.append(f"  ({word(lang, 'note_' + entry.kind)})", style="dim")
     return text
 
 
@@ -90,13 +87,17 @@ def _elided(entries: list[Entry]) -> tuple[list[Entry], int]:
     return entries[: keep - 1] + entries[-1:], len(entries) - keep
 
 
-def changes_view(items: list[tuple[Any, Entry]], namer: Namer, mode: str = "on") -> Any:
+def changes_view(
+    items: list[tuple[Any, Entry]], namer: Namer, mode: str = "on", lang: str = "en"
+) -> Any:
     """The panels for the `.grad` changes of one statement (None if there were none)."""
     if not items:
         return None
     from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
+
+    from gradshell.viz.words import word
 
     parts: list[Any] = []
     groups = sorted(_grouped(items), key=lambda group: namer.rank(group[0]))
@@ -106,18 +107,19 @@ def changes_view(items: list[tuple[Any, Entry]], namer: Namer, mode: str = "on")
         if mode == "compact":
             for i, entry in enumerate(shown):
                 if hidden and i == len(shown) - 1:
-                    parts.append(Text(f"{label}  … {hidden} more change(s) (%ledger)", style="dim"))
+                    more = word(lang, "more_changes_compact", n=hidden)
+                    parts.append(Text(f"{label}  {more}", style="dim"))
                 line = Text(f"{label}  ", style="bold cyan")
-                line.append_text(change_text(entry))
+                line.append_text(change_text(entry, lang))
                 parts.append(line)
             continue
         body: list[Any] = []
         for i, entry in enumerate(shown):
             if hidden and i == len(shown) - 1:
-                body.append(Text(f"… {hidden} more change(s); %ledger shows all", style="dim"))
-            body.append(change_text(entry))
+                body.append(Text(word(lang, "more_changes", n=hidden), style="dim"))
+            body.append(change_text(entry, lang))
             body.extend(share_lines(entry))
-            body.append(Text("  ← " + entry.describe(), style="dim italic"))
+            body.append(Text("  ← " + entry.describe(lang), style="dim italic"))
         parts.append(
             Panel(
                 Group(*body),

@@ -1,0 +1,140 @@
+"""The visual channel's words in English and Chinese (`%lang en|zh`): panels, `%ledger`,
+`%graph` and `%explain` read their fixed phrases here, so a learner who switched to
+Chinese reads no English chrome around the numbers."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+current: ContextVar[str] = ContextVar("gradshell_viz_lang", default="en")
+"""The language of the view being drawn (set by `use_lang` around a magic)."""
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        # panels
+        "first_gradient": "first gradient",
+        "zeros": "zeros",
+        "note_assign": "assigned",
+        "note_inplace": "changed in place",
+        "note_unseen": "changed while recording was off",
+        "more_changes": "… {n} more change(s); %ledger shows all",
+        "more_changes_compact": "… {n} more change(s) (%ledger)",
+        "panel_failed": "panel failed: {error}",
+        # causes (ledger entries)
+        "cause_backward": "backward #{n}",
+        "cause_retain": "backward #{n} (retain_grad)",
+        "cause_zero": "zeroed",
+        "cause_none": "set to None",
+        "cause_assign": "assigned",
+        "cause_inplace": "changed in place",
+        "cause_unseen": "changed while recording was off",
+        "from": "from {who}",
+        # %ledger
+        "ledger_title": "{name}.grad: every change, oldest first",
+        "col_step": "step",
+        "col_cause": "cause",
+        "col_added": "added",
+        "col_result": "result",
+        "wiped": "wiped {value}",
+        "dropped": "dropped {value}",
+        "was": "was {value}",
+        "summary_title": "gradients recorded in this session",
+        "col_tensor": "tensor",
+        "col_changes": "changes",
+        "col_last": "last change",
+        "col_now": ".grad now",
+        # %graph
+        "graph_header": "%graph {label}: the grad_fn graph (edges are next_functions)",
+        "value": "value",
+        "grad": "grad",
+        "constant": "a constant, or a tensor that does not require grad (no_grad / detach())",
+        "no_flow": "no gradient flows here: {what}",
+        "freed": "saved values freed by backward()",
+        # %explain
+        "explain_did": "what {root}.backward() did ({cause})",
+        "explain_preview": "what {root}.backward() would do — a preview: no .grad changes",
+        "each_of": "each of {n}",
+        "sum_of_edges": "sum of {n} edges",
+        "constant_c": "c stands for a constant: no gradient flows to it",
+        "broadcast": "{name} was broadcast to {n} elements: the gradients of its copies add up",
+        "no_formula": "no formula available for {node}; this is the gradient it computed",
+        "why": "why ∂{root}/∂{leaf} is {value}:",
+        "leaf": "leaf",
+        "in": "in    ",
+        "local": "local ",
+        "the_number": "the number {n}",
+    },
+    "zh": {
+        "first_gradient": "第一次得到梯度",
+        "zeros": "全零",
+        "note_assign": "被直接赋值",
+        "note_inplace": "被原地修改",
+        "note_unseen": "在记录关闭期间被修改",
+        "more_changes": "……还有 {n} 次改动；%ledger 可以看到全部",
+        "more_changes_compact": "……还有 {n} 次改动（%ledger）",
+        "panel_failed": "面板出错：{error}",
+        "cause_backward": "第 {n} 次反向传播",
+        "cause_retain": "第 {n} 次反向传播（retain_grad）",
+        "cause_zero": "清零",
+        "cause_none": "设为 None",
+        "cause_assign": "直接赋值",
+        "cause_inplace": "原地修改",
+        "cause_unseen": "在记录关闭期间被修改",
+        "from": "来自 {who}",
+        "ledger_title": "{name}.grad：每一次改动，从早到晚",
+        "col_step": "步",
+        "col_cause": "原因",
+        "col_added": "加上",
+        "col_result": "结果",
+        "wiped": "清掉了 {value}",
+        "dropped": "丢掉了 {value}",
+        "was": "原来是 {value}",
+        "summary_title": "本次会话记录到的梯度",
+        "col_tensor": "张量",
+        "col_changes": "改动次数",
+        "col_last": "最近一次改动",
+        "col_now": "现在的 .grad",
+        "graph_header": "%graph {label}：grad_fn 计算图（边就是 next_functions）",
+        "value": "值",
+        "grad": "梯度",
+        "constant": "常数，或不要求梯度的张量（no_grad / detach()）",
+        "no_flow": "这里没有梯度流过：{what}",
+        "freed": "保存的值已被 backward() 释放",
+        "explain_did": "{root}.backward() 做了什么（{cause}）",
+        "explain_preview": "{root}.backward() 将会做什么——只是预览：不改变任何 .grad",
+        "each_of": "{n} 个元素都是这个值",
+        "sum_of_edges": "{n} 条边之和",
+        "constant_c": "c 表示常数：没有梯度流向它",
+        "broadcast": "{name} 被广播成了 {n} 个元素：各个副本的梯度要加起来",
+        "no_formula": "没有 {node} 的公式；这是它实际算出的梯度",
+        "why": "为什么 ∂{root}/∂{leaf} 是 {value}：",
+        "leaf": "叶子",
+        "in": "传入  ",
+        "local": "局部  ",
+        "the_number": "数字 {n}",
+    },
+}
+
+
+@contextlib.contextmanager
+def use_lang(lang: str) -> Iterator[None]:
+    """Draw views in `lang` inside the block."""
+    token = current.set(lang)
+    try:
+        yield
+    finally:
+        current.reset(token)
+
+
+def word(lang: str | None, key: str, **fields: Any) -> str:
+    """The phrase `key` in `lang` (None: the current view's language; English when the
+    language or key is unknown)."""
+    table = WORDS.get(lang or current.get(), WORDS["en"])
+    text = table.get(key, WORDS["en"][key])
+    return text.format(**fields) if fields else text
+
+
+__all__ = ["WORDS", "current", "use_lang", "word"]
