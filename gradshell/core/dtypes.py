@@ -78,11 +78,41 @@ int16 = DType("int16", np.int16, INT, "ShortTensor", "Short", "short int", ("sho
 int32 = DType("int32", np.int32, INT, "IntTensor", "Int", "int", ("int",))
 int64 = DType("int64", np.int64, INT, "LongTensor", "Long", "long int", ("long",))
 bool_ = DType("bool", np.bool_, BOOL, "BoolTensor", "Bool", "bool")
+# NumPy has no bfloat16: its tensors hold float32 arrays whose values are all bfloat16
+# numbers (every result is rounded to the nearest, ties to even, as PyTorch converts).
+bfloat16 = DType("bfloat16", np.float32, FLOAT, "BFloat16Tensor", "BFloat16", "c10::BFloat16")
+bfloat16.itemsize = 2
 
-ALL: tuple[DType, ...] = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
+ALL: tuple[DType, ...] = (
+    float16,
+    float32,
+    float64,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    bool_,
+    bfloat16,
+)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update({alias: d for d in ALL for alias in d.aliases})
-_BY_NP = {d.np: d for d in ALL}
+_BY_NP = {d.np: d for d in ALL if d is not bfloat16}  # float32 arrays are float32
+
+
+def round_bfloat16(data):
+    """float32 `data` (NumPy or CuPy) rounded to the nearest bfloat16 numbers, ties to even,
+    NaN kept quiet: c10::BFloat16's round_to_nearest_even, in float32 storage."""
+    a = data.astype(np.float32, copy=False) if data.dtype != np.float32 else data
+    bits = a.view(np.uint32)
+    rounded = (bits + (0x7FFF + ((bits >> 16) & 1))) & 0xFFFF0000
+    out = rounded.astype(np.uint32, copy=False).view(np.float32)
+    nan = a != a
+    if nan.any():
+        out = out.copy() if out.base is not None else out
+        out[nan] = np.float32("nan")
+    return out.reshape(a.shape)
+
 
 _default_float = float32
 

@@ -47,6 +47,8 @@ def wrap(data, dtype: dtypes.DType | None = None) -> Tensor:
         data = np.asarray(data)
     if dtype is None:
         dtype = dtypes.from_numpy(data.dtype)
+    elif dtype is dtypes.bfloat16:
+        data = dtypes.round_bfloat16(data)
     t._data = data
     t._dtype = dtype
     if _grad_state.inference:
@@ -233,6 +235,8 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if self._dtype is dtypes.bfloat16 and not force:  # NumPy has no bfloat16
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if self.device.type != "cpu":
             if force:
                 return to_numpy(self._data)

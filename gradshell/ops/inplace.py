@@ -70,6 +70,12 @@ def _snapshot(self: Tensor) -> Tensor:
     return old
 
 
+def _settle(t: Tensor) -> None:
+    """After a write into a bfloat16 tensor's float32 storage: round it to bfloat16."""
+    if t._dtype is dtypes.bfloat16:
+        t._data[...] = dtypes.round_bfloat16(t._data)
+
+
 def rebase(self: Tensor, res: Tensor) -> Tensor:
     """Write `res` into `self`'s storage and make `res`'s node the new grad_fn of `self`."""
     _check_cast(res._dtype, self)
@@ -85,6 +91,7 @@ def rebase(self: Tensor, res: Tensor) -> Tensor:
                 f"broadcast shape [{', '.join(map(str, src.shape))}]"
             ) from None
     data[...] = src
+    _settle(self)
     self._bump_version()
     node = res._grad_fn
     if node is not None:
@@ -141,6 +148,7 @@ def _fast_binary(self: Tensor, other, ufunc: str, name: str):
                 f"[{', '.join(map(str, array_module(data).broadcast_shapes(other._data.shape, data.shape)))}]"
             )
     getattr(array_module(data), ufunc)(data, od, out=data, casting="unsafe")
+    _settle(self)
     self._bump_version()
     return self
 
@@ -266,6 +274,7 @@ def fill_(self, value):
     grad = needs_grad(self, value)
     old = _snapshot_graph(self) if grad else None
     self._data[...] = v
+    _settle(self)
     self._bump_version()
     if grad:
         if isinstance(value, Tensor):
@@ -312,6 +321,7 @@ def copy_(self, src, non_blocking: bool = False):
 
         data = to_numpy(data) if type(self._data).__module__ == "numpy" else xp.asarray(data)
     self._data[...] = data
+    _settle(self)
     self._bump_version()
     if grad:
         node = CopyBackwards()
@@ -337,6 +347,7 @@ def write_out(out: Tensor, res: Tensor) -> Tensor:
             )
         out._data = array_module(out._data).empty(res._data.shape, out._dtype.np)
     out._data[...] = res._data
+    _settle(out)
     out._bump_version()
     return out
 

@@ -14,9 +14,7 @@ from gradshell import ops as _ops
 from gradshell.core import dtypes as _dtypes
 from gradshell.core.device import Device as device
 from gradshell.core.dtypes import (
-    bool_ as bool,  # noqa: A001 - PyTorch's name
-)
-from gradshell.core.dtypes import (
+    bfloat16,
     float16,
     float32,
     float64,
@@ -28,6 +26,9 @@ from gradshell.core.dtypes import (
     promote_types,
     set_default_dtype,
     uint8,
+)
+from gradshell.core.dtypes import (
+    bool_ as bool,  # noqa: A001 - PyTorch's name
 )
 from gradshell.core.grad_mode import (
     enable_grad,
