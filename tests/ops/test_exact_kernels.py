@@ -242,7 +242,7 @@ from gradshell.core.kernels import gemm  # noqa: E402
 GEMM_SHAPES = [
     (1, 5, 3), (1, 300, 64), (2, 64, 16), (3, 10, 100), (4, 64, 2), (64, 3, 8), (64, 200, 4),
     (8, 5, 12), (64, 10, 32), (64, 100, 32), (12, 193, 16), (64, 200, 32), (16, 383, 16),
-    (64, 784, 128), (100, 1000, 20), (13, 64, 64),
+    (64, 784, 128), (100, 1000, 20), (13, 64, 64), (64, 8, 1), (1000, 784, 1), (8, 3, 1),
 ]  # fmt: skip
 
 
@@ -276,9 +276,20 @@ def test_linear_bias_order_bitwise(m, k, n):
     _assert_bitwise(got, want)
 
 
+@pytest.mark.parametrize("m,k,n", [(64, 8, 1), (64, 100, 1), (2, 16, 2), (64, 784, 3), (7, 12, 2)])
+def test_linear_few_outputs_bitwise(m, k, n):
+    rng = np.random.default_rng(m + k + n)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    want = F.linear(torch.from_numpy(x), torch.from_numpy(w)).numpy()
+    got = gemm.mm(x, w.T)
+    assert got is not None
+    _assert_bitwise(got, want)
+
+
 def test_gemm_unknown_orders_fall_back():
-    a = np.ones((8, 64), np.float32)
-    assert gemm.mm(a, np.ones((64, 1), np.float32)) is None  # n = 1: not worked out
+    a = np.ones((7, 64), np.float32)
+    assert gemm.mm(a, np.ones((64, 1), np.float32)) is None  # n = 1, m not a multiple of 4
     assert gemm.mm(a, np.ones((64, 7), np.float32)) is None
     assert gemm.mm(a.astype(np.float64), np.ones((64, 16))) is None
     assert gemm.k_blocks(100) == [(0, 100)]

@@ -10,12 +10,16 @@ PyTorch 2.13 on an AMD EPYC with AVX-512 (the machine this project is tested on)
   fused multiply-add), whatever k.
 * B transposed (``linear``'s weight) with n < 12: the same unfused sums when k <= 3, or
   k <= 7 and n in {2, 3} (or n = 1 with m <= 3).
+* n = 1 and m a multiple of 4 (either layout): rounded products, a short prefix summed in
+  order, then four stride-4 lanes combined as (l0 + l2) + (l1 + l3) (``_dot4``).
+* B transposed, n in {2, 3}, m >= 2, k a multiple of 4: eight lanes by halves, then the
+  leftover four in order (``_dot8``).
 * n >= 12 and m a multiple of 4 or at least 12 (B in either layout): fused multiply-adds
   in k order, in blocks of k: one block when k <= 192, halves of ``k // 2`` (and a
   leftover) when 192 < k < 384, blocks of 192 beyond; the block sums are added left to
   right.  With a bias (``addmm``), C starts from the bias and each block sum is added.
-* other shapes (n = 1 with m > 1, n in 5..7 and 9..11, small n with a transposed B, the
-  leftover rows of 5..11-row products): orders not worked out; NumPy's own product is
+* other shapes (n = 1 with m not a multiple of 4, n in 5..7 and 9..11, other small n with
+  a transposed B, the leftover rows of 5..11-row products): orders not worked out; NumPy's own product is
   used (it agrees on most, not all, elements).
 
 Work is bounded: above ``MAX_WORK`` multiply-adds the fast NumPy product is used.
@@ -71,6 +75,51 @@ def _fused_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return acc
 
 
+def _dot4(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """a @ w for a one-column product (m a multiple of 4): the products rounded, the first
+    r = k - 4*floor((k-1)/4) summed in order, then four lanes over the rest with stride 4
+    (lane 0 starting from that prefix), combined as (l0 + l2) + (l1 + l3)."""
+    p = a * w[None, :]
+    k = p.shape[1]
+    s = p[:, 0].copy()
+    if k <= 4:
+        for j in range(1, k):
+            s += p[:, j]
+        return s
+    r = k - 4 * ((k - 1) // 4)
+    for j in range(1, r):
+        s += p[:, j]
+    lanes = []
+    for lane in range(4):
+        acc = s + p[:, r] if lane == 0 else p[:, r + lane].copy()
+        for t in range(r + lane + 4, k, 4):
+            acc += p[:, t]
+        lanes.append(acc)
+    return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+
+
+def _dot8(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """a @ w for linear's transposed weight with 2-3 outputs (k a multiple of 4): eight
+    lanes of rounded products over the full 8-blocks, combined by halves
+    ((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7)), then the leftover products in order."""
+    k = a.shape[1]
+    nb = k // 8 * 8
+    acc = np.zeros((a.shape[0], 8), np.float32)
+    for j in range(0, nb, 8):
+        acc += a[:, j : j + 8] * w[j : j + 8]
+    s = ((acc[:, 0] + acc[:, 4]) + (acc[:, 2] + acc[:, 6])) + (
+        (acc[:, 1] + acc[:, 5]) + (acc[:, 3] + acc[:, 7])
+    )
+    for j in range(nb, k):
+        s += a[:, j] * w[j]
+    return s
+
+
+def _columns(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    w = np.ascontiguousarray(b.T)
+    return np.stack([fn(a, w[c]) for c in range(w.shape[0])], axis=1)
+
+
 def _transposed(x: np.ndarray) -> bool:
     return x.flags.f_contiguous and not x.flags.c_contiguous
 
@@ -84,6 +133,10 @@ def _product_parts(a: np.ndarray, b: np.ndarray):
         return [(slice(0, m), [_unfused(a, b)])]
     if tb and n < 12 and (k <= 3 or (k <= 7 and (n in (2, 3) or (n == 1 and m <= 3)))):
         return [(slice(0, m), [_unfused(a, b)])]
+    if n == 1 and m % 4 == 0 and not _transposed(a):
+        return [(slice(0, m), [_columns(_dot4, a, b)])]
+    if tb and n in (2, 3) and m >= 2 and k % 4 == 0:
+        return [(slice(0, m), [_columns(_dot8, a, b)])]
     if n < 12 or m < 4 or (m < 12 and m % 4):
         return None  # small-n kernels of a transposed B, or leftover rows: not worked out
     blocks = [_fused_chain(a[:, j0:j1], b[j0:j1]) for j0, j1 in k_blocks(k)]
