@@ -319,13 +319,14 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: tuple, executabl
         info.append((out._data.shape, out._dtype, array_module(out._data)))
         is_input = _contains(args, out)
         is_dirty = _contains(dirty, out)
+        is_non_diff = _contains(non_diff, out)
         if is_input and not is_dirty:
             with grad_mode.no_grad():
                 out = out.view_as(out)  # an input returned as is: the output is a view of it
         if is_dirty:
             out._bump_version()  # PyTorch counts mark_dirty as one more in-place change
         if executable:
-            if _contains(non_diff, out) or not out._dtype.is_floating_point:
+            if is_non_diff or not out._dtype.is_floating_point:
                 if not is_dirty:
                     out._requires_grad = False
             else:
