@@ -4,6 +4,7 @@ composes it (so the graph shows the same nodes)."""
 from __future__ import annotations
 
 from gradshell.core import grad_mode, kernels
+from gradshell.ops import summation
 from gradshell.ops.base import (
     Node,
     Tensor,
@@ -451,9 +452,9 @@ class AddmmBackward0(Node):
             bias_shape = self._meta[0][0]
             if bias_shape != s.shape:
                 if len(bias_shape) == 1 and s.ndim == 2 and bias_shape[0] == s.shape[1]:
-                    s = s.sum(0)  # the bias broadcast over rows
+                    s = summation.torch_sum(s, (0,))  # the bias broadcast over rows
                 elif bias_shape == ():
-                    s = xp.asarray(s.sum())
+                    s = xp.asarray(summation.torch_sum(s))
             gs = wrap(as_array(s), dt)
         if self.needs[1]:
             a = kernels.matmul(xp, gd, self.saved("mat2")._data.T)
