@@ -212,6 +212,8 @@ class Tensor:
         if c is None:
             c = self._version_counter = VersionCounter()
         c.value += 1
+        if self._dtype is dtypes.bfloat16:  # a write into the float32 storage: round it
+            self._data[...] = dtypes.round_bfloat16(self._data)
 
     def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
         return wrap_dim(dim, self._data.ndim if ndim is None else ndim)

@@ -153,6 +153,10 @@ def view_dtype(self: Tensor, dtype) -> Tensor:
     """Reinterpret the bytes as another dtype of the same size (Tensor.view(dtype))."""
     if not isinstance(dtype, dtypes.DType):
         raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+    if dtypes.bfloat16 in (dtype, self._dtype) and dtype is not self._dtype:
+        raise NotImplementedError(
+            "gradshell does not support Tensor.view(dtype) on bfloat16 tensors yet"
+        )
     if dtype.itemsize != self._dtype.itemsize:
         raise RuntimeError(
             "gradshell: view(dtype) between dtypes of different sizes is not supported"

@@ -169,6 +169,9 @@ def _place(data: np.ndarray, device) -> np.ndarray:
 def _draw(dt: dtypes.DType, device, requires_grad: bool, host_draw, device_draw) -> Tensor:
     """A new tensor of samples: `host_draw()` from the PyTorch-exact CPU generator, or
     `device_draw(cupy.random)` when the tensor goes to a CUDA device."""
+    from gradshell.ops.random_source import refuse_bfloat16
+
+    refuse_bfloat16(dt)
     xp = backend_for(device)
     data = host_draw() if xp is np else device_draw(xp.random)
     return _finish(data.astype(dt.np, copy=False), dt, requires_grad, device)

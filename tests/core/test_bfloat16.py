@@ -79,3 +79,35 @@ def test_every_write_rounds():
         data = t._data
         assert np.array_equal(data, round_bfloat16(data)), write
     assert t.dtype is bfloat16 and t._data.dtype == np.float32
+
+
+OPTIMISER = """
+p = torch.nn.Parameter(torch.tensor([1.0, 2.0, -0.7], dtype=torch.bfloat16))
+opt = torch.optim.SGD([p], lr=0.0123, momentum=0.9)
+for _ in range(3):
+    opt.zero_grad()
+    (p * p).sum().backward()
+    opt.step()
+print(p, p.grad)
+x = torch.tensor([1.1, 2.2, 3.3], dtype=torch.bfloat16)
+x[0] = 0.123
+x[1:] += 0.01
+print(x, x.masked_fill(x > 2, 0.777))
+print(torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3, dtype=torch.bfloat16) * 1.01,
+                                 torch.ones(1, 1, 2, 2, dtype=torch.bfloat16) * 0.33))
+"""
+
+
+def test_bfloat16_optimiser_steps_and_item_writes(real_torch):
+    assert printed(OPTIMISER, gtorch) == printed(OPTIMISER, real_torch)
+
+
+def test_random_numbers_and_byte_views_are_refused():
+    import pytest
+
+    with pytest.raises(NotImplementedError, match="random numbers in bfloat16"):
+        gtorch.randn(3, dtype=gtorch.bfloat16)
+    with pytest.raises(NotImplementedError, match="random numbers in bfloat16"):
+        gtorch.nn.init.uniform_(gtorch.empty(2, dtype=gtorch.bfloat16))
+    with pytest.raises(NotImplementedError, match="view"):
+        gtorch.ones(2, dtype=gtorch.bfloat16).view(gtorch.int16)
