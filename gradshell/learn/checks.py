@@ -74,8 +74,8 @@ _WORDS = {
     "en": {
         "missing": "{expr} does not exist yet",
         "broken": "{expr} cannot be evaluated ({error})",
-        "not_tensor": "{expr} is not a tensor (it is a {kind})",
-        "type": "{expr} is a {got}, but the task wants a {want}",
+        "not_tensor": "{expr} is not a tensor (it is {kind})",
+        "type": "{expr} is {got}, but the task wants {want}",
         "shape": "{expr} has shape {got}; the task wants shape {want}",
         "values": "{expr} holds {got}; the task wants {want}",
         "values_hidden": "{expr} holds {got}, which is not what the task computes",
@@ -136,6 +136,12 @@ _WORDS = {
 
 def _say(lang: str, key: str, **fields: Any) -> str:
     table = _WORDS.get(lang, _WORDS["en"])
+    if lang != "zh":  # 'an int', 'a Linear': English needs the article
+        from gradshell.viz.common import article
+
+        for name in ("kind", "got", "want"):
+            if name in fields and key in ("not_tensor", "type"):
+                fields[name] = article(str(fields[name]))
     return table[key].format(**fields)
 
 

@@ -139,6 +139,11 @@ def _who(session: Session, arg: str) -> str:
     names = sorted(session.variables())
     if not names:
         return "Interactive namespace is empty."
+    wanted = arg.split()
+    if wanted:  # `%who x y` names variables; `%who Tensor` a type, as in IPython
+        names = [n for n in names if n in wanted or type(session.namespace[n]).__name__ in wanted]
+        if not names:
+            return "No variables match your requested type."
     rows = [("Variable", "Type", "Shape", "Dtype", "requires_grad")]
     for name in names:
         rows.append((name, *_describe(session.namespace[name])))
@@ -212,13 +217,12 @@ def format_time(seconds: float) -> str:
 def _time(session: Session, arg: str) -> str | None:
     if not arg:
         raise MagicError("usage: %time STATEMENT")
-    cpu0 = time.process_time()
     wall0 = time.perf_counter()
     times0 = _cpu_split()
     session.run_code(arg)
     wall = time.perf_counter() - wall0
-    user, system = (a - b for a, b in zip(_cpu_split(), times0, strict=True))
-    total = time.process_time() - cpu0
+    user, system = (max(0.0, a - b) for a, b in zip(_cpu_split(), times0, strict=True))
+    total = user + system  # one clock for all three, so that they add up
     return (
         f"CPU times: user {format_time(user)}, sys: {format_time(system)}, "
         f"total: {format_time(total)}\nWall time: {format_time(wall)}"
@@ -226,10 +230,18 @@ def _time(session: Session, arg: str) -> str | None:
 
 
 def _cpu_split() -> tuple[float, float]:
-    import os
+    """(user, system) CPU seconds of this process, to the microsecond where the system
+    says so (os.times() counts in 10 ms ticks)."""
+    try:
+        import resource
 
-    t = os.times()
-    return t.user, t.system
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime, r.ru_stime
+    except (ImportError, OSError):
+        import os
+
+        t = os.times()
+        return t.user, t.system
 
 
 def _sandbox(session: Session, arg: str) -> str:

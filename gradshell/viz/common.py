@@ -297,6 +297,11 @@ def _part(name: Any) -> str:
     return f"[{text!r}]"
 
 
+def article(noun: str) -> str:
+    """'an int', 'a float', 'an Optimizer': the noun with its English article."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def namer_for(session: Session | None) -> Namer:
     """A Namer over `session`'s variables (empty without a session)."""
     return Namer(session.namespace if session is not None else None)
@@ -351,5 +356,5 @@ def lookup_tensor(session: Session, text: str) -> Tensor:
     if value is None:
         value = evaluate(session, text)
     if not isinstance(value, Tensor):
-        raise ExpressionError(f"{text} is not a tensor (it is a {type(value).__name__})")
+        raise ExpressionError(f"{text} is not a tensor (it is {article(type(value).__name__)})")
     return value

@@ -158,7 +158,18 @@ def viz_magic(session: Session, arg: str) -> str | None:
         _usage("usage: %viz on|off|compact")
     if not session.viz:
         return "gradshell: visualisation is off in this session (--no-viz)"
+    was = state.mode
     state.set_mode(arg)
+    rec = state.recorder
+    if was == "off" and arg != "off" and rec is not None:
+        # what changed while recording was off shows now, not after some later statement
+        from gradshell.viz.panels import changes_view
+
+        rec.check_unseen()
+        namer = namer_for(session)
+        view = changes_view(rec.take_pending(namer), namer, state.mode, state.lang)
+        if view is not None:
+            return _show(session, view)
     return None
 
 
@@ -303,23 +314,22 @@ def step_magic(session: Session, arg: str) -> str | None:
         return "gradshell: visualisation is off in this session (--no-viz)"
     ex = build_explanation(session, arg)
     state = state_of(session)
-    if not _interactive():
+    if not (session.interactive or _interactive()):
         return _show(session, explanation_view(ex))
-    out = sys.stdout
-    out.write(state.render(_text(f"%step {ex.root_label}: {header_text(ex)}")))
+    # Written live on the session's channel and answered through it, so that it works
+    # the same in this process and in the sandboxed kernel.
+    session.write(state.render(_text(f"%step {ex.root_label}: {header_text(ex)}")))
     for i in range(len(ex.steps)):
-        out.write(state.render(step_view(ex, i)))
-        out.flush()
+        session.write(state.render(step_view(ex, i)))
         if i == len(ex.steps) - 1:
             break
         try:
-            answer = input("Enter: next step, q: stop › ")
+            answer = session.read_input("Enter: next step, q: stop › ")
         except (EOFError, KeyboardInterrupt):
-            out.write("\n")
+            session.write("\n")
             break
         if answer.strip().lower() in ("q", "quit", "stop"):
             break
-    out.flush()
     return None
 
 

@@ -108,6 +108,7 @@ class Recorder:
         self._flows: dict = {}
         self._cursor: dict = {}
         self.backward_count = 0
+        self._added_in_pass = 0  # gradients added by the pass running now
         self._gap = False  # recording was off for a while: changes may be missing
 
     def set_enabled(self, on: bool) -> None:
@@ -200,6 +201,7 @@ class Recorder:
         self._stack.append(trace)
         self._flows = {}
         self._cursor = {}
+        self._added_in_pass = 0
 
     def _node_run(self, ev: events.NodeRun) -> None:
         if self._stack:
@@ -221,10 +223,15 @@ class Recorder:
             trace.error = ev.error
             trace.finished = True
             self.traces.append(trace)
+            if ev.error is not None and not getattr(self, "_added_in_pass", 0):
+                # a pass that failed before changing any .grad is not counted: the next
+                # one that works is "backward #N" for the N-th pass that did something
+                self.backward_count = max(0, self.backward_count - 1)
         self._flows = {}
         self._cursor = {}
 
     def _accumulated(self, ev: events.GradAccumulated) -> None:
+        self._added_in_pass = getattr(self, "_added_in_pass", 0) + 1
         t = ev.tensor
         trace = self._stack[-1] if self._stack else None
         if t._grad_fn is None:

@@ -214,3 +214,32 @@ def test_a_magic_has_the_statement_time_limit(tmp_path):
     out = s.run_cell("%explain y").output  # takes seconds on a 20,000-node chain
     assert out == "gradshell: stopped after 0.5 s, the time limit for one statement\n"
     assert s.run_cell("1 + 1").output == "2\n"
+
+
+_UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
+
+
+def _seconds(text: str) -> float:
+    value, unit = text.split()
+    return float(value) * _UNITS[unit]
+
+
+def test_time_totals_add_up(session):
+    out = session.run_cell("%time x = sum(i * i for i in range(200000))").output
+    m = re.search(r"user (.+?), sys: (.+?), total: (.+?)\n", out)
+    assert m, out
+    user, system, total = (_seconds(g) for g in m.groups())
+    assert user > 0  # measured to the microsecond, not in 10 ms ticks
+    assert total == pytest.approx(user + system, rel=0.01, abs=2e-6)
+
+
+def test_who_with_names_or_types_lists_only_those(session):
+    session.run_cell("import torch")
+    session.run_cell("x = torch.ones(2, requires_grad=True)")
+    session.run_cell("y = 3")
+    out = session.run_cell("%who x").output
+    names = [line.split()[0] for line in out.splitlines()[2:]]
+    assert names == ["x"]
+    out = session.run_cell("%who int").output
+    assert [line.split()[0] for line in out.splitlines()[2:]] == ["y"]
+    assert "No variables match" in session.run_cell("%who nothing_here").output

@@ -96,11 +96,11 @@ def test_viz_off_unsubscribes_and_shows_nothing(new_session):
     r = s.run_cell("probe(); (x * 2).backward()")
     assert listening == [1, 0]  # nothing listens to the core while visualisation is off
     assert r.visual == ""
-    s.run_cell("%viz on")
+    on = s.run_cell("%viz on")
+    assert "changed while recording was off" in on.visual  # the gap is not hidden
     r = s.run_cell("probe(); (x * 2).backward()")
     assert listening == [1, 0, 1]
     assert "[4.] + [2.] = [6.]" in r.visual
-    assert "changed while recording was off" in r.visual  # the gap is not hidden
     book = state_of(s).recorder.ledger.find(s.namespace["x"])
     assert [e.kind for e in book.entries] == ["backward", "unseen", "backward"]
 
@@ -147,9 +147,8 @@ def test_ledger_notes_changes_made_while_off(vs):
         "(x * 2).backward()",
         "%viz off",
         "(x * 2).backward()",
-        "%viz on",
     )
-    r = vs.run_cell("x")
+    r = vs.run_cell("%viz on")
     assert "changed while recording was off" in r.visual
     assert state_of(vs).recorder.ledger.total(vs.namespace["x"]).tolist() == [4.0]
 
@@ -251,3 +250,21 @@ def test_settings_made_before_the_plugins_load_are_kept():
     s.run_cell("x = torch.ones(1, requires_grad=True)")
     r = s.run_cell("(x * 2).sum().backward()")
     assert max(len(line) for line in r.visual.splitlines()) <= 33
+
+
+def test_a_failed_backward_is_not_counted(vs):
+    for cell in ("x = torch.ones(2, requires_grad=True)", "z = (x * 3).sum()"):
+        vs.run_cell(cell)
+    assert "backward #1" in vs.run_cell("z.backward()").visual
+    assert vs.run_cell("z.backward()").error is not None  # the graph was freed
+    assert vs.run_cell("(x * 2).backward()").error is not None  # not a scalar
+    assert "backward #2: x.sum().backward()" in vs.run_cell("x.sum().backward()").visual
+
+
+def test_viz_on_shows_what_changed_while_off_at_once(vs):
+    for cell in ("x = torch.ones(2, requires_grad=True)", "x.sum().backward()", "%viz off"):
+        vs.run_cell(cell)
+    vs.run_cell("x.sum().backward()")
+    on = vs.run_cell("%viz on")
+    assert "[1., 1.] → [2., 2.]  (changed while recording was off)" in on.visual
+    assert vs.run_cell("a = 1").visual == ""  # an unrelated statement shows nothing

@@ -93,3 +93,39 @@ def test_a_models_parameters_are_named_in_a_panel_in_a_terminal(tmp_path):
         assert "None → [[0.4470, -0.8923]]  (first gradient)" in screen and "<leaf" not in screen
     finally:
         t.close()
+
+
+def test_counters_time_who_viz_predict_and_chinese_in_a_terminal(tmp_path):
+    t = Terminal(tmp_path)
+    try:
+        for line in (
+            "import torch",
+            "x = torch.tensor([1., 2., 3.], requires_grad=True)",
+            "z = (x * 3).sum()",
+            "n = 3",
+        ):
+            assert "Error" not in t.type(line)
+        assert "backward #1" in t.type("z.backward()")
+        assert "RuntimeError" in t.type("z.backward()")  # freed: a failed pass
+        assert "backward #2: x.sum().backward()" in t.type("x.sum().backward()")
+        screen = t.type("%time (x * 2).sum().backward()")
+        m = re.search(r"user (\S+) (\S+), sys: (\S+) (\S+), total: (\S+) (\S+)", screen)
+        scale = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
+        user, system, total = (float(m.group(i)) * scale[m.group(i + 1)] for i in (1, 3, 5))
+        assert abs(user + system - total) <= 0.01 * total + 2e-6
+        who = t.type("%who x").splitlines()
+        listed = [line.split()[0] for line in who if line.split() and line.split()[0] != ">>>"]
+        assert listed[0] == "Variable" and listed[2:] == ["x"], who
+        t.type("%viz off")
+        t.type("x.sum().backward()")
+        assert "changed while recording was off" in t.type("%viz on")
+        assert "╭─" not in t.type("a = 1")
+        t.type("y = (x**2).sum()")
+        screen = t.type("%predict d(y)/dx = [2, 4, 6]")
+        assert "All 3 right." in screen and "does not" not in screen
+        t.type("%lang zh")
+        screen = t.type("(x * 2).sum().backward()")
+        # the pass made while recording was off is not numbered either
+        assert "第 4 次反向传播" in screen and "backward #" not in screen
+    finally:
+        t.close()
