@@ -5,6 +5,7 @@ from __future__ import annotations
 from gradshell.core.device import array_module
 from gradshell.core.grad_mode import no_grad
 from gradshell.core.tensor import wrap
+from gradshell.torch.optim._fused import add_alpha
 from gradshell.torch.optim.optimizer import Optimizer
 
 
@@ -72,7 +73,7 @@ class SGD(Optimizer):
         if group["maximize"]:
             grad = -grad
         if wd != 0:
-            grad = grad + data * t(wd)  # (arrays first: a NumPy scalar must not lead)
+            grad = add_alpha(grad, data, wd)  # grad.add(p, alpha=wd): one fused rounding
         if momentum != 0:
             state = self.state[p]
             buf = state.get("momentum_buffer")
@@ -82,8 +83,9 @@ class SGD(Optimizer):
             else:
                 b = buf._data
                 b *= t(momentum)
-                b += grad * t(1 - dampening)
+                b[...] = add_alpha(b, grad, 1 - dampening)  # buf.add_(grad, alpha=1 - dampening)
                 buf._bump_version()
-            grad = grad + buf._data * t(momentum) if group["nesterov"] else buf._data
-        data -= grad * t(lr)
+            grad = add_alpha(grad, buf._data, momentum) if group["nesterov"] else buf._data
+        # p.add_(grad, alpha=-lr): PyTorch's CPU add fuses alpha * grad + p into one FMA
+        data[...] = add_alpha(data, grad, -lr)
         p._bump_version()
