@@ -104,6 +104,7 @@ class KernelSession(Prompts):
         progress_store: Any = None,
         checker: bool = True,
         display_hints: dict[str, Any] | None = None,
+        interactive: bool | None = None,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -118,6 +119,8 @@ class KernelSession(Prompts):
         self.checker = checker
         #: Width and colour for panels; None: this process's terminal's.
         self.display_hints = display_hints
+        #: A learner at this process's terminal answers prompts (%step's Enter).
+        self.interactive = _at_a_terminal() if interactive is None else interactive
         self.learn = dict(learn or {})
         #: The learner's real progress store (lesson mode): the kernel asks us to use it.
         self.progress_store = progress_store
@@ -179,6 +182,7 @@ class KernelSession(Prompts):
                 "mode": self.mode,
                 "learn": self.learn,
                 "unsafe": not self.checker,
+                "interactive": self.interactive,
                 "sandbox": self._sandbox_policy(),
             }
         )
@@ -645,6 +649,13 @@ class KernelSession(Prompts):
             f"gradshell: {done} of the {len(history)} earlier inputs that had finished "
             "could be re-run; what the others made was lost."
         )
+
+
+def _at_a_terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _terminal_hints() -> dict[str, Any]:

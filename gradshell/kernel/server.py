@@ -134,6 +134,8 @@ class Kernel:
             files=RemoteFiles(channel),
             unsafe=bool(start.get("unsafe", False)),
         )
+        self.interactive = bool(start.get("interactive", False))
+        self._shell_session.interactive = self.interactive
         self._install_input(self._shell_session)
         device = start.get("device", "cpu")
         if device and device != "cpu":
@@ -214,6 +216,7 @@ class Kernel:
         session = self.tutor.session if self.tutor is not None else None
         if session is not None and id(session) not in self._tutor_sessions:
             self._tutor_sessions.add(id(session))
+            session.interactive = self.interactive
             self._install_input(session)
 
     # -- requests ------------------------------------------------------------------------

@@ -198,7 +198,7 @@ def _make_session(args: argparse.Namespace, *, viz: bool, limit: float | None) -
     if args.unsafe:
         from gradshell.shell.session import Session
 
-        return Session(
+        session = Session(
             style=args.style,
             prompt=args.prompt,
             unsafe=True,
@@ -207,6 +207,8 @@ def _make_session(args: argparse.Namespace, *, viz: bool, limit: float | None) -
             max_elements=args.max_elements,
             files=LocalFiles(policy),
         )
+        session.interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        return session
     from gradshell.kernel.client import KernelSession
 
     return KernelSession(

@@ -204,6 +204,8 @@ class Session(Prompts):
         #: Where %save, %load and %graph --dot read and write (the session directory).
         self.files: FileService = files if files is not None else LocalFiles(PathPolicy.here())
         self.execution_count = 0
+        #: A learner at a terminal answers prompts (%step waits for Enter between steps).
+        self.interactive = False
         #: The sandbox layers confining this session's process (set by the kernel).
         self.sandbox_layers: dict[str, str] = {}
         self.history: list[HistoryEntry] = []
@@ -314,9 +316,12 @@ class Session(Prompts):
     def read_input(self, prompt: str) -> str:
         """What the learner's `input(prompt)` returns: shows the prompt, then reads a line.
 
-        Here there is no input to read, so it ends as Python does at the end of input;
-        the kernel overrides it to ask the learner's terminal.
+        In a session marked `interactive` (this process owns the learner's terminal) it
+        reads the terminal; otherwise there is no input to read, so it ends as Python does
+        at the end of input. The kernel overrides it to ask the learner's terminal.
         """
+        if self.interactive:
+            return builtins.input(prompt)
         self.write(prompt)
         raise EOFError("EOF when reading a line")
 
