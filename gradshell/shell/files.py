@@ -95,8 +95,13 @@ class LocalFiles:
     def write_text(self, path: str, text: str) -> str:
         """Write `text` to `path` (UTF-8)."""
         target = self.policy.resolve(path)
+        # O_NOFOLLOW: a symlink put in place after the check (by code in the kernel) is
+        # refused instead of followed out of the session directory.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
         try:
-            target.write_text(text, encoding="utf-8")
+            fd = os.open(target, flags, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
         except OSError as exc:
             raise FileAccessError(f"cannot write {path}: {_reason(exc)}") from None
         return path

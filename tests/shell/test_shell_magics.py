@@ -243,3 +243,24 @@ def test_who_with_names_or_types_lists_only_those(session):
     out = session.run_cell("%who int").output
     assert [line.split()[0] for line in out.splitlines()[2:]] == ["y"]
     assert "No variables match" in session.run_cell("%who nothing_here").output
+
+
+def test_save_never_follows_a_symlink_planted_after_the_check(tmp_path, monkeypatch):
+    from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
+
+    outside = tmp_path.parent / f"{tmp_path.name}-victim.txt"
+    outside.write_text("untouched")
+    files = LocalFiles(PathPolicy(tmp_path))
+    real_resolve = files.policy.resolve
+
+    def resolve_then_swap(path):
+        target = real_resolve(path)  # checked while it is a plain name ...
+        (tmp_path / "swap.gsh").symlink_to(outside)  # ... then swapped for a symlink
+        return target
+
+    monkeypatch.setattr(files.policy, "resolve", resolve_then_swap)
+    try:
+        files.write_text("swap.gsh", "evil")
+    except FileAccessError:
+        pass
+    assert outside.read_text() == "untouched"
