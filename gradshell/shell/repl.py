@@ -2,8 +2,11 @@
 multi-line blocks with auto-indent, persistent searchable history (Ctrl-R).
 
 Enter runs the input when it is complete (a block ends with an empty line, as in
-Python's REPL) and otherwise opens a new, auto-indented line. Ctrl-C cancels the
-line being typed or interrupts the running statement; Ctrl-D exits.
+Python's REPL) and otherwise opens a new, auto-indented line. Indentation typed at the
+start of an auto-indented line replaces the automatic one (so a learner who indents by
+hand does not get both), and Backspace in leading whitespace removes one level (four
+spaces), as IPython does. Ctrl-C cancels the line being typed or interrupts the running
+statement; Ctrl-D exits.
 """
 
 from __future__ import annotations
@@ -46,6 +49,18 @@ def _opens(text: str) -> bool:
     return any(line.split("#", 1)[0].rstrip().endswith(":") for line in text.split("\n"))
 
 
+INDENT = 4
+"""Spaces in one level of indentation (what Backspace removes in leading whitespace)."""
+
+
+def backspace_width(before: str) -> int:
+    """How many characters Backspace deletes when `before` is the current line up to the
+    cursor: back to the previous indentation level inside leading spaces, else one."""
+    if not before or before.strip(" "):
+        return 1
+    return len(before) - ((len(before) - 1) // INDENT) * INDENT
+
+
 def clean_input(text: str) -> str:
     """The input without trailing whitespace-only lines."""
     lines = text.split("\n")
@@ -58,7 +73,7 @@ def build_prompt_session(session: Session, *, input: Any = None, output: Any = N
     """A prompt_toolkit PromptSession wired to `session` (input/output for tests)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.enums import DEFAULT_BUFFER
-    from prompt_toolkit.filters import has_focus
+    from prompt_toolkit.filters import Condition, has_focus
     from prompt_toolkit.history import FileHistory, InMemoryHistory
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.lexers import PygmentsLexer
@@ -69,6 +84,14 @@ def build_prompt_session(session: Session, *, input: Any = None, output: Any = N
 
     bindings = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER)  # not while searching history (Ctrl-R)
+
+    @Condition
+    def at_line_text() -> bool:
+        """Something other than spaces stands before the cursor (then Tab completes)."""
+        from prompt_toolkit.application import get_app
+
+        before = get_app().current_buffer.document.current_line_before_cursor
+        return bool(before.strip())
 
     @bindings.add("enter", filter=editing)
     def _enter(event: Any) -> None:
@@ -81,7 +104,41 @@ def build_prompt_session(session: Session, *, input: Any = None, output: Any = N
         if at_end and finished_input(session, text):
             buffer.validate_and_handle()
             return
-        buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
+        indent = next_indent(buffer.document.text_before_cursor)
+        buffer.insert_text("\n" + indent)
+        auto[id(buffer)] = (buffer.document.cursor_position_row, indent)
+
+    auto: dict[int, tuple[int, str]] = {}  # buffer -> (row, indent Enter put there)
+
+    def _typed_indent(event: Any, text: str) -> None:
+        """Whitespace typed where only the automatic indent stands replaces it."""
+        buffer = event.current_buffer
+        doc = buffer.document
+        row, indent = auto.pop(id(buffer), (-1, ""))
+        line_before = doc.current_line_before_cursor
+        if (
+            indent
+            and row == doc.cursor_position_row
+            and line_before == indent
+            and not doc.current_line_after_cursor
+        ):
+            buffer.delete_before_cursor(len(indent))
+        buffer.insert_text(text)
+
+    @bindings.add(" ", filter=editing)
+    def _space(event: Any) -> None:
+        _typed_indent(event, " " * event.arg)
+
+    @bindings.add("tab", filter=editing & ~at_line_text)
+    def _tab(event: Any) -> None:
+        _typed_indent(event, " " * INDENT)
+
+    @bindings.add("backspace", filter=editing)
+    def _backspace(event: Any) -> None:
+        buffer = event.current_buffer
+        auto.pop(id(buffer), None)
+        before = buffer.document.current_line_before_cursor
+        buffer.delete_before_cursor(backspace_width(before) if before else 1)
 
     @bindings.add("escape", "enter", filter=editing)
     def _force(event: Any) -> None:

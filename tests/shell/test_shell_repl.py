@@ -216,3 +216,44 @@ def test_enter_rules():
     assert next_indent("    return x") == ""
     assert next_indent("    y = 1") == "    "
     assert clean_input("for i in r:\n    pass\n    \n") == "for i in r:\n    pass"
+
+
+def test_typed_indentation_replaces_the_automatic_one(repl_factory):
+    repl = repl_factory()
+    repl.child.sendline("for i in range(3):")
+    repl.child.expect(r"\.\.\.")
+    repl.child.sendline("    if i:")  # the learner indents by hand, as in a file
+    repl.child.expect(r"\.\.\.")
+    repl.child.sendline("        print(i * 10)")
+    repl.child.expect(r"\.\.\.")
+    seen = repl.type("")
+    assert "IndentationError" not in seen
+    assert re.search(r"10\n20\n", seen), seen
+
+
+def test_backspace_removes_one_level_of_indentation(repl_factory):
+    repl = repl_factory()
+    repl.child.sendline("for i in range(2):")
+    repl.child.expect(r"\.\.\.")
+    repl.child.sendline("print(i)")  # indented automatically
+    repl.child.expect(r"\.\.\.")
+    repl.child.send("\x7f")  # one Backspace: back to the left margin, not one space
+    repl.child.sendline("print('done')")
+    repl.child.expect(r"\.\.\.")
+    seen = repl.type("")
+    assert "IndentationError" not in seen and "SyntaxError" not in seen
+    assert re.search(r"0\n1\ndone\n", seen), seen
+
+
+def test_backspace_width():
+    from gradshell.shell.repl import backspace_width
+
+    assert [backspace_width(b) for b in ("", "x", "    ", "     ", "        ", "  ", " x ")] == [
+        1,
+        1,
+        4,
+        1,
+        4,
+        2,
+        1,
+    ]
