@@ -60,7 +60,8 @@ VIEW_METHODS = frozenset(
     """size dim ndimension numel nelement stride is_contiguous storage_offset element_size
     data_ptr expand expand_as t transpose permute unsqueeze squeeze narrow select unbind
     chunk split movedim swapaxes swapdims is_floating_point is_complex get_device
-    requires_grad_ register_hook retain_grad detach detach_""".split()
+    requires_grad_ register_hook retain_grad detach detach_ new_zeros new_ones new_full
+    new_empty new_tensor""".split()
 )
 
 
@@ -225,10 +226,20 @@ policy.CALLABLE_TYPES.update({SizedStrMethod, UnboundSizedStrMethod})
 def _replacement(obj: Any, name: str) -> Any:
     """The safe stand-in for a replaced method, or None."""
     if isinstance(obj, type):
-        return CLASS_REPLACEMENTS.get((obj, name))
+        for cls in obj.__mro__:
+            value = CLASS_REPLACEMENTS.get((cls, name))
+            if value is not None:
+                return value
+        return None
     factory = REPLACEMENTS.get((type(obj), name))
     if factory is None:
-        return None
+        # A subclass (a Parameter is a Tensor) gets the stand-in of the class that has it.
+        for cls in type(obj).__mro__[1:]:
+            if name in cls.__dict__:
+                factory = REPLACEMENTS.get((cls, name))
+                break
+        if factory is None:
+            return None
     return factory(obj)
 
 

@@ -55,10 +55,12 @@ def _torch_loaded(module: Any) -> Any:
     if guards._TENSOR is guards._NoTensor:
         from gradshell.core.tensor import Tensor
         from gradshell.printing import set_printoptions
+        from gradshell.shell import torch_sizes
         from gradshell.shell.safe_modules import _checked_printoptions
 
         guards.set_tensor_type(Tensor)
         guards.substitute_call(set_printoptions, _checked_printoptions(set_printoptions))
+        torch_sizes.install(importlib.import_module("gradshell.torch"), Tensor)
     return module
 
 
