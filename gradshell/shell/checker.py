@@ -89,7 +89,6 @@ _REFUSED_NAMES = {
     "breakpoint": "'breakpoint' is not available here",
     "memoryview": "'memoryview' is not available here",
     "bytearray": "'bytearray' is not available here",
-    "help": "'help' is not available here (type %help for the shell's commands)",
     "copyright": "'copyright' is not available here",
     "credits": "'credits' is not available here",
     "license": "'license' is not available here",

@@ -130,6 +130,14 @@ def describe_name(session: Session, name: str) -> str | None:
         if len(form) > 2000:
             form = form[:2000] + "..."
         lines.append(f"String form: {form}")
+    from gradshell.shell.help import DOCS, doc_name
+
+    known = doc_name(obj)
+    if known is not None:  # PyTorch's words for what gradshell supports
+        signature, text = DOCS[known]
+        lines.append(f"Signature:   {signature}")
+        lines.append("Docstring:\n" + text)
+        return "\n".join(lines)
     doc = getattr(obj, "__doc__", None)
     if isinstance(doc, str) and doc.strip():
         lines.append("Docstring:\n" + inspect.cleandoc(doc))

@@ -19,6 +19,28 @@ if TYPE_CHECKING:
     from gradshell.shell.session import CellResult, Session
 
 _DEDENT_AFTER = re.compile(r"^\s*(return|pass|break|continue|raise)\b")
+_INSPECT = re.compile(r"^\s*(?:\?{1,2}(?P<a>[A-Za-z_][\w.]*)|(?P<b>[A-Za-z_][\w.]*)\?{1,2})\s*$")
+
+
+def inspect_request(source: str) -> str | None:
+    """The name in `x?`, `x??` or `?x` (IPython's object help), else None."""
+    m = _INSPECT.match(source)
+    if m is None:
+        return None
+    return m.group("a") or m.group("b")
+
+
+def inspect_text(session: Any, name: str) -> str:
+    """What `name?` shows: the kernel's answer (or this process's), or IPython's
+    'not found' line."""
+    remote = getattr(session, "inspect", None)
+    if remote is not None:
+        text = remote(name)
+    else:
+        from gradshell.shell.completion import describe_name
+
+        text = describe_name(session, name)
+    return (text if text is not None else f"Object `{name}` not found.").rstrip("\n") + "\n"
 
 
 def next_indent(text: str) -> str:
@@ -193,6 +215,11 @@ def run_repl(session: Session, banner: str = "", *, input: Any = None, output: A
             source = clean_input(text)
             if not source.strip():
                 first = True
+                continue
+            name = inspect_request(source)
+            if name is not None:
+                out.write(inspect_text(session, name))
+                out.flush()
                 continue
             result = session.run_cell(source)
             show_result(session, result, out)

@@ -153,6 +153,9 @@ def base_builtins() -> dict[str, Any]:
     table["getattr"] = policy.expose(safe_getattr)
     table["setattr"] = policy.expose(safe_setattr)
     table["delattr"] = policy.expose(safe_delattr)
+    from gradshell.shell.help import make_help
+
+    table["help"] = make_help(lambda text: print(text, end=""))
     table["exit"] = _Exit("exit")
     table["quit"] = _Exit("quit")
     table["__build_class__"] = builtins.__build_class__

@@ -116,7 +116,6 @@ ESCAPES = [
         "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\nP.__init__.__globals__",
     ),
     ("warnings-rebind", "import warnings\nwarnings.showwarning = print"),
-    ("help", "help(print)"),
     ("memoryview", "memoryview(b'abc')"),
     ("bytearray", "bytearray(10)"),
     ("exit-dunder", "exit.__call__"),
