@@ -316,3 +316,56 @@ def test_pow_bitwise(n):
     y = (rng.standard_normal(n) * 2).astype(np.float32)
     want = torch.from_numpy(np.abs(x)).pow(torch.from_numpy(y)).numpy()
     _assert_bitwise(E.pow_tensor(np.abs(x), y), want)
+
+
+# -- end to end: tutorial programs print PyTorch's numbers ---------------------------------
+def _train(torch_mod, act: str, hidden: int, batch: int, momentum: float, steps: int, bce: bool):
+    torch_mod.manual_seed(0)
+    x = torch_mod.randn(batch, 3)
+    y = x[:, :1] * 2 - x[:, 1:2] + 0.5 * x[:, 2:3]
+    if bce:
+        y = (y > 0).float()
+    layer = {"sigmoid": torch_mod.nn.Sigmoid, "relu": torch_mod.nn.ReLU}[act]()
+    model = torch_mod.nn.Sequential(
+        torch_mod.nn.Linear(3, hidden), layer, torch_mod.nn.Linear(hidden, 1)
+    )
+    opt = torch_mod.optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
+    loss_fn = torch_mod.nn.BCEWithLogitsLoss() if bce else torch_mod.nn.MSELoss()
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.parametrize(
+    "act,hidden,batch,momentum,steps,bce",
+    [("sigmoid", 8, 64, 0.9, 200, False), ("relu", 32, 64, 0.9, 60, True)],
+)
+def test_tutorial_mlp_losses_identical(act, hidden, batch, momentum, steps, bce):
+    from gradshell import torch as gt
+
+    want = _train(torch, act, hidden, batch, momentum, steps, bce)
+    got = _train(gt, act, hidden, batch, momentum, steps, bce)
+    assert got == want
+
+
+def test_autograd_tutorial_loss_identical():
+    # the official "Automatic Differentiation with torch.autograd" tutorial
+    from gradshell import torch as gt
+
+    def loss_of(t):
+        t.manual_seed(0)
+        x, y = t.ones(5), t.zeros(3)
+        w = t.randn(5, 3, requires_grad=True)
+        b = t.randn(3, requires_grad=True)
+        z = t.matmul(x, w) + b
+        loss = t.nn.functional.binary_cross_entropy_with_logits(z, y)
+        return loss.item()
+
+    assert loss_of(gt) == loss_of(torch)
+    e = gt.tensor([1.0], requires_grad=True).exp().log()
+    assert str(e) == str(torch.tensor([1.0], requires_grad=True).exp().log())
