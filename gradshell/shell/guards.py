@@ -15,7 +15,7 @@ import types
 from typing import Any
 
 from gradshell.shell import limits, policy
-from gradshell.shell.errors import Refused
+from gradshell.shell.errors import Refused, ResourceLimitError
 from gradshell.shell.formatting import BoundFormat, fstring_field, safe_str_format
 
 _FunctionType = types.FunctionType
@@ -455,11 +455,17 @@ def _int_bits(x: Any) -> int:
 def _check_object_arrays(op: str, a: Any, b: Any = None) -> None:
     """Object arrays compute with Python ints, elementwise: refuse results too large.
 
-    `op` is 'pow', 'mul', 'lshift' (of `a` and `b`) or 'prod' (all of `a` multiplied).
+    `op` is 'pow', 'mul', 'lshift' (of `a` and `b`), 'prod' (all of `a` multiplied) or
+    'none' (refused for object arrays of ints: `np.power.reduce` builds a power tower).
     """
     ints_a, ints_b = _object_ints(a), _object_ints(b)
     if not (ints_a or ints_b):
         return
+    if op == "none":
+        raise ResourceLimitError(
+            "this NumPy operation on an object array of Python ints is not available here "
+            "(its result has no size limit; use an integer or float dtype)"
+        )
     if op == "prod":
         limits.check_int_bits(sum(v.bit_length() for v in ints_a))
         return

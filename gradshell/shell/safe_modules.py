@@ -520,7 +520,13 @@ class ObjectChecked:
         return self.fn(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.fn, name)
+        value = getattr(self.fn, name)
+        if name == "outer":
+            return ObjectChecked(value, self.op)
+        if name in ("reduce", "accumulate", "reduceat", "at"):
+            # `np.multiply.reduce` multiplies them all; `np.power.reduce` is a power tower.
+            return ObjectChecked(value, "prod" if self.op == "mul" and name != "at" else "none")
+        return value
 
     def __repr__(self) -> str:
         return repr(self.fn)

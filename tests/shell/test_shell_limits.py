@@ -78,6 +78,7 @@ REFUSED_WORK = [
     "import numpy as np\na = np.array([2**50000], dtype=object)\na * a * a",
     "import numpy as np\na = np.array([3], dtype=object)\na << 10**7",
     "import numpy as np\nnp.power(np.array([2], dtype=object), 10**7)",
+    "import numpy as np\nnp.multiply.reduce(np.array([2**1000] * 1000, dtype=object))",
     "import numpy as np\na = np.array([2**1000] * 1000, dtype=object)\na.prod()",
     "import numpy as np\nnp.prod(np.array([2**1000] * 1000, dtype=object))",
     "import torch\ntorch.set_printoptions(precision=10**6)",
@@ -110,6 +111,16 @@ def test_expanded_views_are_fine_until_materialised(session):
     )
     out = session.run_cell("big.sum()").output
     assert out.startswith("gradshell: 'sum' of this expanded view would have about ")
+
+
+def test_power_towers_of_object_arrays_are_refused(session):
+    out = session.run_cell(
+        "import numpy as np\nnp.power.reduce(np.array([2, 2, 2, 2, 2, 2], dtype=object))"
+    ).output
+    assert out.startswith(
+        "gradshell: this NumPy operation on an object array of Python ints is not available"
+    )
+    assert session.run_cell("np.power.reduce(np.array([2, 3]))").output == "np.int64(8)\n"
 
 
 def test_counts_and_shapes_are_read_once(session):
