@@ -13,4 +13,9 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module("gradshell.torch")
+    if name in ("set_exact", "is_exact"):
+        # the switch between PyTorch-exact float kernels and NumPy's faster ufuncs
+        from gradshell.core import kernels
+
+        return getattr(kernels, name)
     raise AttributeError(f"module 'gradshell' has no attribute {name!r}")

@@ -369,3 +369,14 @@ def test_autograd_tutorial_loss_identical():
     assert loss_of(gt) == loss_of(torch)
     e = gt.tensor([1.0], requires_grad=True).exp().log()
     assert str(e) == str(torch.tensor([1.0], requires_grad=True).exp().log())
+
+
+def test_package_level_switch():
+    import gradshell
+
+    try:
+        gradshell.set_exact(False)
+        assert not gradshell.is_exact() and not kernels.is_exact()
+    finally:
+        gradshell.set_exact(True)
+    assert gradshell.is_exact()
