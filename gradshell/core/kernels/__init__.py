@@ -1,9 +1,14 @@
-"""Exact float kernels: the transcendental functions as PyTorch 2.13's CPU build rounds them.
+"""Exact float kernels: the math PyTorch 2.13's CPU build does, rounded as it rounds it.
 
 A learner's ``loss.item()`` prints 16 digits, so a 1-ulp difference from PyTorch shows,
-and a training loop grows it.  This package reproduces PyTorch's elementwise float32 and
-float64 kernels (Sleef's vector algorithms on the vector path, the C library on scalar
-tails, see ``elementwise``) in NumPy.
+and a training loop grows it.  This package reproduces, in NumPy:
+
+* ``elementwise``: exp, log, tanh, sin, cos (MKL's in PyTorch: closest reproducible
+  values), expm1, log1p, sigmoid, softplus, log_sigmoid, pow and the backward kernels of
+  tanh, sigmoid and softplus (Sleef's vector algorithms on PyTorch's vector blocks, the
+  C library on its scalar tails: bit for bit);
+* ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
+  for the shapes where it was measured, NumPy's product elsewhere.
 
 They cost more than NumPy's own ufuncs; ``set_exact(False)`` (also
 ``gradshell.set_exact``) switches the ops back to NumPy's fast math for big work.
