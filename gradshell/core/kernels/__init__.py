@@ -35,6 +35,8 @@ _KERNELS = {
     "softplus": elementwise.softplus,
     "log_sigmoid": elementwise.log_sigmoid,
     "bce_with_logits": elementwise.bce_with_logits,
+    "pow": elementwise.pow_scalar,
+    "pow_tensor": elementwise.pow_tensor,
     "sigmoid_backward": elementwise.sigmoid_backward,
     "tanh_backward": elementwise.tanh_backward,
     "softplus_backward": elementwise.softplus_backward,
