@@ -230,7 +230,7 @@ def pow_tensor(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     def scalar(a, b):
         return libm.pow64(a, b).astype(np.float32)
 
-    return vec_and_scalar2(np.ascontiguousarray(x), np.ascontiguousarray(y), vec, scalar)
+    return vec_and_scalar2(np.asarray(x, order="C"), np.asarray(y, order="C"), vec, scalar)
 
 
 # -- backward kernels ----------------------------------------------------------------------
@@ -266,4 +266,4 @@ def softplus_backward(
             z = libm.call("exp", bx)
             return np.where(bx > th, gv, gv * z / (z + one))
 
-    return vec_and_scalar2(np.ascontiguousarray(g), np.ascontiguousarray(x), vec, scalar)
+    return vec_and_scalar2(np.asarray(g, order="C"), np.asarray(x, order="C"), vec, scalar)

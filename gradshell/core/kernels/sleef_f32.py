@@ -245,4 +245,4 @@ def powf(x: np.ndarray, y) -> np.ndarray:
     """Sleef ``xpowf`` (u10) of float32 arrays (broadcasting)."""
     x, y = np.broadcast_arrays(np.asarray(x, F32), np.asarray(y, F32))
     with np.errstate(all="ignore"):
-        return _pow_kernel(np.ascontiguousarray(x), np.ascontiguousarray(y)).astype(F32)
+        return _pow_kernel(np.asarray(x, order="C"), np.asarray(y, order="C")).astype(F32)
