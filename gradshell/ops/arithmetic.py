@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from gradshell.core import dtypes
+from gradshell.core import dtypes, kernels
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -461,7 +461,9 @@ def pow(self, exponent, *, out=None):  # noqa: A001 - PyTorch's name
     elif _special_exponent(self, exponent, dt):
         res = _special_pow(self, exponent, dt)
     else:
-        res = _apply("power", self, exponent, dt)
+        res = _exact_pow(self, exponent, dt)
+        if res is None:
+            res = _apply("power", self, exponent, dt)
     if needs_grad(self, exponent):
         if isinstance(exponent, Tensor):
             node = PowBackward1()
@@ -478,6 +480,24 @@ def pow(self, exponent, *, out=None):  # noqa: A001 - PyTorch's name
             node.save_scalar("exponent", exponent)
             record(node, (self,), res)
     return _out(res, out)
+
+
+def _exact_pow(x, e, dt):
+    """PyTorch's float32 pow for a general exponent (Sleef's powf on vector blocks, the C
+    library's pow on tails) when the exact kernels are on; None for everything else."""
+    xd = getattr(x, "_data", None)
+    if dt.np != np.float32 or not isinstance(xd, np.ndarray) or xd.dtype != np.float32:
+        return None
+    if kernels.lookup("pow", xd) is None:
+        return None
+    if is_scalar(e) and not isinstance(e, bool):
+        if float(e) in (0.0, 1.0, 0.5, -0.5, -1.0, 2.0, 3.0, -2.0):  # PyTorch's own shortcuts
+            return None
+        return wrap(kernels.elementwise.pow_scalar(xd, float(e)), dt)
+    ed = getattr(e, "_data", None)
+    if isinstance(ed, np.ndarray) and ed.dtype == np.float32 and ed.shape == xd.shape:
+        return wrap(kernels.elementwise.pow_tensor(xd, ed), dt)
+    return None
 
 
 def _special_exponent(x, e, dt) -> bool:
