@@ -852,16 +852,23 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         t = self.saved("target")
         w = self.saved("weight") if self.has_weight else None
         pw = self.saved("pos_weight") if self.has_pos_weight else None
+        grad_output = g
         g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
         if w is not None:
             g = g * w
         gx = gt = None
         if self.needs[0]:
+            # PyTorch's order: (σ(x) - t) · grad, then · weight, then / N for the mean
             if pw is None:
-                gx = g * (sigmoid(x) - t)
+                gx = sigmoid(x) - t
             else:
-                lw = (pw - 1) * t + 1
-                gx = g * ((1 - t) - lw * sigmoid(-x))
+                tw = pw * t
+                gx = (tw + 1 - t) * sigmoid(x) - tw
+            gx = gx * grad_output
+            if w is not None:
+                gx = gx * w
+            if self.reduction == "mean" and x._data.size:
+                gx = gx / x._data.size
         if self.needs[1]:
             gt = -x if pw is None else (pw - 1) * softplus(-x) - x
             gt = g * gt
