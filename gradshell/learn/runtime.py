@@ -213,8 +213,11 @@ class LessonRuntime:
     def rebuild(self, upto: int) -> None:
         """Fresh variables, then the setup and the reference solutions of steps before
         `upto`, quietly: the state a learner has at the start of step `upto`."""
+        from gradshell.shell import sessionstate
+
         self.session.reset()
         self.session.set_style(self.lesson.style)
+        sessionstate.reset(self.session)  # print options, dtype, grad mode, RNG: fresh
         self._dirty.clear()
         self.run_quietly(self.setup_sources())
         for step in self.lesson.steps[:upto]:

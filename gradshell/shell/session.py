@@ -607,3 +607,7 @@ __all__ = [
     "register_session_hook",
     "source_is_complete",
 ]
+
+# each session keeps PyTorch's process-wide settings (print options, default dtype, grad
+# mode, RNG) as its own: gradshell.shell.sessionstate registers that as a session hook
+from gradshell.shell import sessionstate as _sessionstate  # noqa: E402, F401
