@@ -54,6 +54,9 @@ for _ in range(2):
 print(torch.utils.data.RandomSampler(range(5), replacement=True, num_samples=40, generator=g).__len__())
 print(list(torch.utils.data.RandomSampler(range(5), replacement=True, num_samples=40, generator=g)))
 print(list(torch.utils.data.SubsetRandomSampler([10, 20, 30, 40], generator=g)))
+w = torch.utils.data.WeightedRandomSampler([0.1, 0.9, 0.4, 0.7], 12, generator=g)
+print(len(w), list(w), list(torch.utils.data.WeightedRandomSampler([1, 2, 3, 4], 3, replacement=False, generator=g)))
+print([b.tolist() for b in torch.utils.data.DataLoader(range(4), batch_size=3, sampler=w)])
 """,
     "random_split": """
 ds = torch.utils.data.TensorDataset(torch.arange(10))
@@ -145,6 +148,9 @@ ERRORS = [
     "torch.utils.data.BatchSampler([0], 0, False)",
     "torch.utils.data.BatchSampler([0], 2, 1)",
     "torch.utils.data.RandomSampler([0], num_samples=0)",
+    "torch.utils.data.WeightedRandomSampler([[1., 2.]], 2)",
+    "torch.utils.data.WeightedRandomSampler([1., 2.], 0)",
+    "torch.utils.data.WeightedRandomSampler([1., 2.], 2, replacement=1)",
     "torch.utils.data.TensorDataset(torch.ones(2), torch.ones(3))",
     "torch.utils.data.random_split(range(5), [2, 2])",
     "torch.utils.data.random_split(range(5), [1.5, -0.5])",

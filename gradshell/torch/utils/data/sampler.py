@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sized
 from typing import Generic, TypeVar
 
 from gradshell.core import dtypes
-from gradshell.ops.creation import empty
+from gradshell.ops.creation import as_tensor, empty
 from gradshell.torch import random as _random
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "Sampler",
     "SequentialSampler",
     "SubsetRandomSampler",
+    "WeightedRandomSampler",
 ]
 
 _T_co = TypeVar("_T_co", covariant=True)
@@ -127,6 +128,41 @@ class SubsetRandomSampler(Sampler[int]):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """Indices drawn with probabilities proportional to `weights` (torch.multinomial)."""
+
+    __module__ = _MODULE
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        weights_tensor = as_tensor(weights, dtype=dtypes.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape "
+                f"{tuple(weights_tensor.shape)}"
+            )
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        drawn = _random.multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
+        yield from iter(drawn.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler[list]):
