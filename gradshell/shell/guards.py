@@ -262,7 +262,7 @@ def ga(obj: Any, name: str) -> Any:
             if name == "__name__":
                 return module_display_name(obj)  # `torch`, as the learner imported it
             try:
-                return getattr(obj, name)
+                return checked_value(getattr(obj, name))
             except AttributeError as exc:
                 if isinstance(exc, NotImplementedError):
                     raise  # "gradshell does not support torch.X yet" says more
@@ -319,6 +319,15 @@ _SUBSTITUTE_CALLS: dict[int, tuple[Any, Any]] = {}
 def substitute_call(original: Any, replacement: Any) -> None:
     """When learner code calls `original`, call `replacement` instead."""
     _SUBSTITUTE_CALLS[id(original)] = (original, policy.expose(replacement))
+
+
+def checked_value(value: Any) -> Any:
+    """`value`, or its size-checked stand-in when it has one (`torch.outer` read from its
+    module): so that `map(torch.outer, ...)` checks what a direct call checks."""
+    sub = _SUBSTITUTE_CALLS.get(id(value))
+    if sub is not None and sub[0] is value:
+        return sub[1]
+    return value
 
 
 def c(f: Any) -> Any:

@@ -112,7 +112,7 @@ def import_from(dotted: str, name: str) -> Any:
     if hasattr(module, name):
         if not policy.attr_allowed(module, name):
             raise Refused(f"'{dotted}.{name}' is not available here")
-        return getattr(module, name)
+        return guards.checked_value(getattr(module, name))
     try:
         return _load(f"{dotted}.{name}")
     except ModuleNotFoundError:
@@ -136,7 +136,7 @@ def import_star(dotted: str) -> None:
     for name in names:
         if not name.startswith("_") and hasattr(module, name):
             if policy.attr_allowed(module, name):
-                target[name] = getattr(module, name)
+                target[name] = guards.checked_value(getattr(module, name))
 
 
 GUARD_NAMES = {

@@ -138,6 +138,9 @@ class SizedTorchCall:
         limits.check_elements(n, "this result")
         return self.fn(*args, **kwargs)
 
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fn, name)  # `__name__`, `__doc__`: the function's
+
     def __repr__(self) -> str:
         return repr(self.fn)
 

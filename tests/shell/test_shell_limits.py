@@ -65,6 +65,8 @@ REFUSED_WORK = [
     "import torch\nbig = torch.ones(1, 1).expand(10**5, 10**5)\nb = torch.add(big, 1)",
     "import torch\nbig = torch.ones(1, 1).expand(10**5, 10**5)\nb = torch.zeros_like(big)",
     "import torch\np = torch.nn.Parameter(torch.ones(10**5))\nb = p.outer(p)",
+    "import torch\na = torch.ones(10**5)\nb = list(map(torch.outer, [a], [a]))",
+    "from torch import outer, ones\na = ones(10**5)\nb = outer(a, a)",
     "import numpy as np\nnp.zeros(10, dtype=(float, (10**8,)))",
     "import numpy as np\nnp.ones(3).astype((float, (10**8,)))",
     "import numpy as np\nnp.array([1, 2], dtype='(100000000,)f8')",
