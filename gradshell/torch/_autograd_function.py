@@ -19,6 +19,7 @@ from gradshell.core.tensor import Tensor, wrap
 
 __all__ = [
     "BackwardCFunction",
+    "FunctionMeta",
     "Function",
     "FunctionCtx",
     "InplaceFunction",
@@ -399,3 +400,15 @@ def once_differentiable(fn):
         return wrapped[0] if single else tuple(wrapped)
 
     return wrapper
+
+
+# PyTorch names this module lacks; the module is torch.autograd.function to learners.
+_NOT_YET = frozenset({"NestedIOFunction", "custom_function_call"})
+
+
+def __getattr__(name: str):
+    if name in _NOT_YET:
+        from gradshell.torch._missing import not_supported
+
+        raise not_supported(f"torch.autograd.function.{name}")
+    raise AttributeError(f"module 'torch.autograd.function' has no attribute '{name}'")

@@ -343,3 +343,15 @@ def gradgradcheck(
         nondet_tol=nondet_tol,
         check_undefined_grad=check_undefined_grad,
     )
+
+
+# PyTorch names this module lacks; the module is torch.autograd.gradcheck to learners.
+_NOT_YET = frozenset({"get_numerical_jacobian", "get_analytical_jacobian"})
+
+
+def __getattr__(name: str):
+    if name in _NOT_YET:
+        from gradshell.torch._missing import not_supported
+
+        raise not_supported(f"torch.autograd.gradcheck.{name}")
+    raise AttributeError(f"module 'torch.autograd.gradcheck' has no attribute '{name}'")
