@@ -201,19 +201,28 @@ def _weights_only_message(message: str) -> str:
     )
 
 
-def _target_device(location: str, map_location) -> str:
+def _target_device(storage: LoadedStorage, map_location) -> str:
+    location = storage.location
     if map_location is None:
         return location
     if isinstance(map_location, dict):
         return str(map_location.get(location, location))
     if isinstance(map_location, (str, Device)):
         return str(map_location)
-    raise NotImplementedError("gradshell's torch.load takes map_location as a device or a dict")
+    if callable(map_location):
+        # `lambda storage, loc: storage`, the old idiom for "keep it on the CPU": the
+        # storage handed over is the one read into host memory.
+        if map_location(storage, location) is storage:
+            return "cpu"
+        raise NotImplementedError(
+            "gradshell does not support a map_location function that moves storages yet"
+        )
+    raise TypeError(f"map_location should be a device, a dict or a function, not {map_location!r}")
 
 
 def _place(result, storages: dict, map_location):
     """Move tensors whose storage belongs on a CUDA device there (or fail as PyTorch does)."""
-    targets = {id(s.array): _target_device(s.location, map_location) for s in storages.values()}
+    targets = {id(s.array): _target_device(s, map_location) for s in storages.values()}
     if all(t == "cpu" for t in targets.values()):
         return result
     from gradshell.torch import cuda

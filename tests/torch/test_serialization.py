@@ -272,3 +272,15 @@ def test_saving_and_loading_recipe_prints_what_pytorch_prints(real_torch, tmp_pa
     got = printed(SAVING_AND_LOADING, gtorch, {"PATH": str(tmp_path / "g.pt")})
     assert "momentum_buffer" in expected and "Error" not in expected
     assert got == expected
+
+
+def test_map_location_forms():
+    buf = io.BytesIO()
+    gtorch.save({"w": gtorch.ones(2)}, buf)
+    for where in ("cpu", gtorch.device("cpu"), {"cpu": "cpu"}, lambda storage, loc: storage):
+        buf.seek(0)
+        assert gtorch.load(buf, map_location=where)["w"].tolist() == [1.0, 1.0]
+    if not gtorch.cuda.is_available():
+        buf.seek(0)
+        with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA"):
+            gtorch.load(buf, map_location="cuda:0")
