@@ -2,10 +2,12 @@
 
 The transformer (`transform.py`) rewrites every attribute read, method call, call,
 subscript, attribute/item store and delete, arithmetic operator, f-string field,
-`with` item, class base and import of learner code into calls of the functions
-here. Each consults `policy` (an allow-list per type) and the resource limits before
-touching the real object. Learner code cannot name these functions: their names
-start with ``_gs_`` (no name mangling in class bodies) and the checker refuses names starting with ``_``.
+`with` item, class base, starred argument and import of learner code into calls of
+the functions here. Each consults `policy` (an allow-list per type) and the resource
+limits before touching the real object; size checks count what is about to be
+materialised (an expanded view's full size, a subarray dtype's items). Learner code
+cannot name these functions: their names start with ``_gs`` (no name mangling in class
+bodies), which the checker refuses.
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ Run after the checker. Attribute reads become ``_gs_ga(obj, 'name')``, method ca
 callee, so no extra frame sits between caller and callee), subscripts
 ``_gs_gi(obj, key)``, stores and deletes go through ``_gs_W(obj)``, operators through
 ``_gs_<Op>``, f-string fields through ``_gs_fmt``, `with` items through ``_gs_ctx``,
-class bases through ``_gs_base``, imports through ``_gs_import*``. Every new node
-keeps the location of the node it replaces, so tracebacks point at the learner's line.
+class bases through ``_gs_base``, starred arguments and displays through ``_gs_star``,
+imports through ``_gs_import*`` (``from __future__ import ...`` stays a compiler
+directive). Every new node keeps the location of the node it replaces, so tracebacks
+point at the learner's line.
 """
 
 from __future__ import annotations
