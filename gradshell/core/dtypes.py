@@ -105,6 +105,8 @@ def round_bfloat16(data):
     NaN kept quiet: c10::BFloat16's round_to_nearest_even, in float32 storage."""
     a = data.astype(np.float32, copy=False) if data.dtype != np.float32 else data
     bits = a.view(np.uint32)
+    if not (bits & 0xFFFF).any():
+        return a  # already bfloat16 numbers: keep the array itself (views stay views)
     rounded = (bits + (0x7FFF + ((bits >> 16) & 1))) & 0xFFFF0000
     out = rounded.astype(np.uint32, copy=False).view(np.float32)
     nan = a != a

@@ -93,6 +93,11 @@ x = torch.tensor([1.1, 2.2, 3.3], dtype=torch.bfloat16)
 x[0] = 0.123
 x[1:] += 0.01
 print(x, x.masked_fill(x > 2, 0.777))
+y = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.bfloat16)
+y[:, 0].add_(0.1)
+y.t()[0].mul_(1.01)
+y.view(4)[3:].sub_(0.3)
+print(y)
 print(torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3, dtype=torch.bfloat16) * 1.01,
                                  torch.ones(1, 1, 2, 2, dtype=torch.bfloat16) * 0.33))
 """
