@@ -34,6 +34,8 @@ def _broadcast_fail(a, b) -> RuntimeError:
 
 def _apply(ufunc_name: str, a, b, dtype=None):
     ad, bd, dt, xp = binary_operands(a, b, dtype)
+    if dt.np == np.float16 and ufunc_name in _OPMATH_SCALAR:
+        ad, bd = _half_scalar(a, ad), _half_scalar(b, bd)
     try:
         r = getattr(xp, ufunc_name)(ad, bd)
     except ValueError:
@@ -41,6 +43,25 @@ def _apply(ufunc_name: str, a, b, dtype=None):
     if r.dtype != dt.np:
         r = r.astype(dt.np)
     return wrap(as_array(r), dt)
+
+
+#: float16 ops whose CPU kernel takes a number operand in float32 (add and sub round it
+#: to float16 first, as NumPy does)
+_OPMATH_SCALAR = frozenset({"multiply", "true_divide", "divide"})
+
+
+def _half_scalar(operand, data):
+    """A number (or 0-d tensor of another dtype) with a float16 tensor: PyTorch's kernels
+    take it in float32, their compute type, rather than rounded to float16 first."""
+    if is_scalar(operand) and not isinstance(operand, bool):
+        return np.float32(operand)
+    if (
+        isinstance(operand, Tensor)
+        and operand._data.ndim == 0
+        and operand._data.dtype != np.float16
+    ):
+        return np.float32(operand._data)
+    return data
 
 
 _ndarray = np.ndarray
@@ -61,8 +82,8 @@ def _fast(ufunc, a, b, floats_only: bool = False):
             return None
     else:
         bc = b.__class__
-        if not (bc is float or bc is int) or dt.category != FLOAT:
-            return None
+        if not (bc is float or bc is int) or dt.category != FLOAT or ad.dtype == np.float16:
+            return None  # (float16 with a number: see _half_scalar)
         bd = b
     try:
         r = ufunc(ad, bd)

@@ -30,6 +30,7 @@ __all__ = [
     "is_scalar",
     "needs_grad",
     "norm_dims",
+    "opmath",
     "record",
     "tensor_method",
     "wrap",
@@ -38,6 +39,12 @@ __all__ = [
     "INT",
     "FLOAT",
 ]
+
+
+def opmath(data):
+    """`data` in PyTorch's compute type: float16 arrays in float32 (PyTorch's CPU kernels
+    compute half types in float32 and round the result once), others as they are."""
+    return data.astype(np.float32) if data.dtype == np.float16 else data
 
 
 def install(name: str, func) -> None:

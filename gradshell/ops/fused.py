@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gradshell.core import grad_mode
+from gradshell.core.dtypes import float16, float32
 from gradshell.ops.base import Node, Tensor, needs_grad, record
 
 
@@ -36,17 +37,29 @@ class FusedBackward(Node):
         raise NotImplementedError
 
 
-def fused(node_cls: type[FusedBackward], inputs: tuple, compute: Callable[[], Tensor], **attrs):
-    """`compute()` (a backward formula over `inputs`), recorded as one `node_cls` node when
-    the gradient itself needs a graph; `attrs` are numbers the node keeps (slopes, dims)."""
-    if not needs_grad(*inputs):
-        return compute()
+def fused(
+    node_cls: type[FusedBackward],
+    inputs: tuple,
+    compute: Callable[..., Tensor],
+    *,
+    opmath: bool = True,
+    **attrs,
+):
+    """`compute(*inputs)` (a backward formula), recorded as one `node_cls` node when the
+    gradient itself needs a graph; `attrs` are numbers the node keeps (slopes, dims).
+
+    With `opmath` (PyTorch's fused CPU kernels), float16 inputs are computed in float32
+    and the result rounded once, as those kernels do; without it each op rounds."""
+    record_node = needs_grad(*inputs)
     state = grad_mode.state
+    prev = state.enabled
     state.enabled = False
     try:
-        out = compute()
+        out = _run(compute, inputs, opmath)
     finally:
-        state.enabled = True
+        state.enabled = prev
+    if not record_node:
+        return out
     node = node_cls()
     for name, t in zip(node_cls.inputs, inputs, strict=True):
         if isinstance(t, Tensor):
@@ -55,3 +68,11 @@ def fused(node_cls: type[FusedBackward], inputs: tuple, compute: Callable[[], Te
         setattr(node, k, v)
     record(node, inputs, out)
     return out
+
+
+def _run(compute, inputs: tuple, opmath: bool) -> Tensor:
+    half = opmath and any(isinstance(t, Tensor) and t._dtype is float16 for t in inputs)
+    if not half:
+        return compute(*inputs)
+    wide = [t.to(float32) if isinstance(t, Tensor) and t._dtype is float16 else t for t in inputs]
+    return compute(*wide).to(float16)

@@ -25,6 +25,7 @@ from gradshell.ops.base import (
     array_module,
     as_array,
     needs_grad,
+    opmath,
     record,
     wrap,
     wrap_dim,
@@ -125,7 +126,7 @@ def leaky_relu_backward(g: Tensor, x: Tensor, negative_slope) -> Tensor:
     return fused(
         LeakyReluBackwardBackward0,
         (g, x),
-        lambda: where((x > 0).detach(), g, g * negative_slope),
+        lambda g, x: where((x > 0).detach(), g, g * negative_slope),
         negative_slope=negative_slope,
     )
 
@@ -139,8 +140,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
         check_inplace(x)
     xp = array_module(x._data)
-    d = x._data
-    r = xp.where(d > 0, d, d * x._dtype.np.type(negative_slope)).astype(x._dtype.np, copy=False)
+    d = opmath(x._data)
+    r = xp.where(d > 0, d, d * d.dtype.type(negative_slope)).astype(x._dtype.np, copy=False)
     res = wrap(as_array(r), x._dtype)
     if needs_grad(x):
         node = LeakyReluBackward1() if inplace else LeakyReluBackward0()
@@ -191,7 +192,7 @@ class GeluBackwardBackward0(FusedBackward):
 def gelu_backward(g: Tensor, x: Tensor, approximate: str) -> Tensor:
     """gelu's gradient g · gelu'(x); one node if differentiated."""
 
-    def compute():
+    def compute(g, x):
         from gradshell.ops.unary import erf, exp
 
         if approximate == "tanh":
@@ -212,7 +213,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _floating("GeluKernelImpl", x)
-    d = x._data
+    d = opmath(x._data)
     xp = array_module(d)
     if approximate == "tanh":
         inner = (d + d * d * d * 0.044715) * _SQRT_2_PI
@@ -257,7 +258,7 @@ def elu_backward(g: Tensor, params, is_result: bool, v: Tensor) -> Tensor:
     differentiated. `params` carries alpha, scale and input_scale."""
     alpha, scale, input_scale = params.alpha, params.scale, params.input_scale
 
-    def compute():
+    def compute(g, v):
         from gradshell.ops.unary import exp
 
         if is_result:
@@ -293,7 +294,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
         from gradshell.ops.inplace import check_inplace
 
         check_inplace(x)
-    d = x._data
+    d = opmath(x._data)
     xp = array_module(d)
     r = xp.where(d > 0, d, xp.expm1(d) * d.dtype.type(alpha)).astype(x._dtype.np, copy=False)
     res = wrap(as_array(r), x._dtype)
@@ -313,6 +314,12 @@ class SiluBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
+        if x._dtype.np == np.float16 and not grad_mode.state.enabled:
+            # PyTorch's silu_backward kernel: the formula in float32, rounded once
+            x32, g32 = x._data.astype(np.float32), g._data.astype(np.float32)
+            s32 = np.float32(1) / (np.float32(1) + np.exp(-x32))
+            r = g32 * s32 * (np.float32(1) + x32 * (np.float32(1) - s32))
+            return (wrap(r.astype(np.float16), x._dtype),)
         s = sigmoid(x)
         return (g * (s * (x * (1 - s) + 1)),)
 
@@ -325,7 +332,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         from gradshell.ops.inplace import apply_inplace
 
         return apply_inplace(x, silu, (), {}, "silu_")
-    d = x._data
+    d = opmath(x._data)
     xp = array_module(d)
     r = d / (1 + xp.exp(-d))
     res = wrap(as_array(r.astype(x._dtype.np, copy=False)), x._dtype)
@@ -377,7 +384,7 @@ class SoftmaxBackwardDataBackward0(FusedBackward):
 def softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
     """softmax's gradient from its output y: y (g - sum(g y)); one node if differentiated."""
 
-    def compute():
+    def compute(g, y):
         if y._data.ndim == 0:
             return g * 0
         return y * (g - (g * y).sum(dim, keepdim=True))
@@ -416,7 +423,7 @@ def log_softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
     """log_softmax's gradient from its output y: g - exp(y) sum(g); one node if
     differentiated."""
 
-    def compute():
+    def compute(g, y):
         if y._data.ndim == 0:
             return g * 0
         gd, yd = g._data, y._data
@@ -620,10 +627,11 @@ def mse_loss_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str) -> Tensor
     """The gradient of mse_loss for x: 2 (x - t) g (/N for mean); one node if
     differentiated."""
 
-    def compute():
+    def compute(g, x, t):
         return _unreduce(g, reduction, x._data.shape, x._data.size) * (x - t) * 2
 
-    return fused(MseLossBackwardBackward0, (g, x, t), compute, reduction=reduction)
+    # PyTorch computes it op by op (each rounding), not as one kernel
+    return fused(MseLossBackwardBackward0, (g, x, t), compute, opmath=False, reduction=reduction)
 
 
 def _two_operand_loss(fname: str, input, target):  # noqa: A002
@@ -785,7 +793,7 @@ def bce_backward(grad_output: Tensor, g: Tensor, x: Tensor, t: Tensor, w, reduct
     """binary_cross_entropy's gradient for x, from the unreduced, weighted gradient g;
     one node (edges to grad_output, x, t) if differentiated."""
 
-    def compute():
+    def compute(grad_output, x, t):
         denom = ((1 - x) * x).clamp(min=_EPSILON)
         return g * (x - t) / denom
 
@@ -793,6 +801,7 @@ def bce_backward(grad_output: Tensor, g: Tensor, x: Tensor, t: Tensor, w, reduct
         BinaryCrossEntropyBackwardBackward0,
         (grad_output, x, t),
         compute,
+        opmath=False,  # PyTorch's kernel computes in the tensors' own dtype
         reduction=reduction,
         weight=w,
     )

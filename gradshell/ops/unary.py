@@ -3,6 +3,8 @@ and `where`. Each op: its forward (an array function), its backward node, its na
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradshell.core import dtypes, kernels
 from gradshell.ops.base import (
     BOOL,
@@ -14,6 +16,7 @@ from gradshell.ops.base import (
     binary_operands,
     is_scalar,
     needs_grad,
+    opmath,
     record,
     tensor_method,
     wrap,
@@ -49,6 +52,7 @@ def unary(x: Tensor, fname: str, node_cls=None, save: str | None = None, floatin
     if floating and dt.category != FLOAT:
         dt = dtypes.get_default_dtype()
         data = data.astype(dt.np)
+    data = opmath(data)
     xp = array_module(data)
     kernel = kernels.lookup(fname, data)  # PyTorch's exact CPU kernel, when there is one
     r = as_array(kernel(data) if kernel else getattr(xp, fname)(data))
@@ -193,8 +197,12 @@ class RsqrtBackward0(Node):
 @tensor_method("rsqrt")
 def rsqrt(self):
     """1 / sqrt(self)."""
-    res = unary(self, "sqrt", None)
-    res._data = as_array(array_module(res._data).reciprocal(res._data))
+    if self._dtype.np == np.float16:  # 1/sqrt in float32, rounded once (PyTorch's opmath)
+        res = unary(self.float(), "sqrt", None)
+        res = wrap(as_array(np.reciprocal(res._data).astype(np.float16)), self._dtype)
+    else:
+        res = unary(self, "sqrt", None)
+        res._data = as_array(array_module(res._data).reciprocal(res._data))
     if needs_grad(self):
         node = RsqrtBackward0()
         node.save("result", res, is_output=True)
@@ -329,7 +337,7 @@ def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
     return fused(
         TanhBackwardBackward0,
         (g, y),
-        lambda: _exact_backward("tanh_backward", g, y, lambda: g * (1 - y * y)),
+        lambda g, y: _exact_backward("tanh_backward", g, y, lambda: g * (1 - y * y)),
     )
 
 
@@ -366,7 +374,8 @@ def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
     return fused(
         SigmoidBackwardBackward0,
         (g, y),
-        lambda: _exact_backward("sigmoid_backward", g, y, lambda: g * (y * (1 - y))),
+        lambda g, y: _exact_backward("sigmoid_backward", g, y, lambda: g * (1 - y) * y),
+        opmath=False,  # PyTorch's float16 sigmoid_backward rounds after each op
     )
 
 
@@ -378,10 +387,11 @@ def sigmoid(self):
     if dt.category != FLOAT:
         dt = dtypes.get_default_dtype()
         x = x.astype(dt.np)
+    x = opmath(x)
     xp = array_module(x)
     kernel = kernels.lookup("sigmoid", x)
     if kernel is not None:
-        r = kernel(x)
+        r = kernel(x).astype(dt.np, copy=False)
     else:
         # 1/(1+e^-x) overflows harmlessly to 0 for very negative x; 1/inf = 0.
         r = as_array(xp.reciprocal(xp.exp(xp.negative(x)) + 1).astype(dt.np, copy=False))
@@ -420,7 +430,7 @@ def threshold_backward(g: Tensor, x: Tensor, threshold) -> Tensor:
     return fused(
         ThresholdBackwardBackward0,
         (g, x),
-        lambda: where((x > threshold).detach(), g, 0.0),  # +0.0 below, as PyTorch
+        lambda g, x: where((x > threshold).detach(), g, 0.0),  # +0.0 below, as PyTorch
         threshold=threshold,
     )
 
@@ -758,7 +768,7 @@ def softplus_backward(g: Tensor, x: Tensor, beta, threshold) -> Tensor:
         z = exp(bx)
         return where((bx > threshold).detach(), g, g * z / (z + 1))
 
-    def compute():
+    def compute(g, x):
         return _exact_backward("softplus_backward", g, x, formula, beta, threshold)
 
     return fused(SoftplusBackwardBackward0, (g, x), compute, beta=beta, threshold=threshold)
@@ -774,14 +784,14 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # no
         raise NotImplementedError(
             f"\"softplus_cpu\" not implemented for '{input._dtype.scalar_name}'"
         )
-    x = input._data
+    x = opmath(input._data)
     xp = array_module(x)
     kernel = kernels.lookup("softplus", x)
     if kernel is not None:
-        r = kernel(x, beta, threshold)
+        r = kernel(x, beta, threshold).astype(input._dtype.np, copy=False)
     else:
-        bx = x * input._dtype.np.type(beta)
-        soft = xp.log1p(xp.exp(bx)) / input._dtype.np.type(beta)
+        bx = x * x.dtype.type(beta)
+        soft = xp.log1p(xp.exp(bx)) / x.dtype.type(beta)
         r = as_array(xp.where(bx > threshold, x, soft).astype(input._dtype.np, copy=False))
     res = wrap(r, input._dtype)
     if needs_grad(input):
