@@ -122,6 +122,23 @@ def _run(func, inputs: tuple) -> tuple:
     return tuple(a.clone() for a in _as_tuple(func(*inputs)))
 
 
+_NONDET_NOTE = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+
 def _analytical_jacobian(inputs: tuple, output: Tensor, nondet_tol: float) -> list:
     diff = _diff_inputs(inputs)
     first = _jacobian_rows(diff, output)
@@ -136,7 +153,7 @@ def _analytical_jacobian(inputs: tuple, output: Tensor, nondet_tol: float) -> li
                 "Backward is not reentrant, i.e., running backward with same input and "
                 "grad_output multiple times gives different values, although analytical "
                 f"gradient matches numerical gradient.The tolerance for nondeterminism was "
-                f"{nondet_tol}."
+                f"{nondet_tol}." + _NONDET_NOTE
             )
     return jac1
 

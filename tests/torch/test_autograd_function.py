@@ -183,6 +183,26 @@ ERRORS = [
     "WrongSquare.apply(torch.tensor([[1., 2.], [3., 4.]], dtype=torch.double, requires_grad=True))\n"
     "torch.autograd.gradcheck(WrongSquare.apply, (torch.tensor([[1., 2.], [3., 4.]], dtype=torch.double, requires_grad=True),))",
     "torch.autograd.gradcheck(torch.sin, (torch.ones(2, dtype=torch.double),))",
+    """
+calls = [0]
+class Flaky(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+    @staticmethod
+    def backward(ctx, g):
+        calls[0] += 1
+        return g * (2 + (1e-3 if calls[0] % 3 == 0 else 0))
+torch.autograd.gradcheck(Flaky.apply, (torch.ones(2, dtype=torch.double, requires_grad=True),), atol=1e-2)""",
+    """
+class NotScaled(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+    @staticmethod
+    def backward(ctx, g):
+        return torch.full_like(g, 2.0)
+torch.autograd.gradcheck(NotScaled.apply, (torch.ones(1, dtype=torch.double, requires_grad=True),))""",
     "y = MyReLU.apply(x); y.sum().backward(); y.sum().backward()",
     "z = x * 1; y = MyReLU.apply(z); z.add_(1); y.grad_fn.saved_tensors",
     "z = x * 1; y = MyReLU.apply(z); z.add_(1); y.sum().backward()",
