@@ -60,6 +60,33 @@ def _joined(tensors: Any, *rest: Any, **kwargs: Any) -> int:
     return sum(_numel(t) for t in tensors)
 
 
+def _read_sequence(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """`cat(seq)`: a sequence that is not a list or tuple is read once, into a tuple, and
+    that tuple is what is counted and what the function gets."""
+    if args and not isinstance(args[0], list | tuple | _tensor_type()):
+        if not _learner(args[0]):
+            limits.check_iterable(args[0])
+        args = (tuple(_each(args[0])), *args[1:])
+    elif "tensors" in kwargs and not isinstance(kwargs["tensors"], list | tuple):
+        kwargs = {**kwargs, "tensors": tuple(_each(kwargs["tensors"]))}
+    return args, kwargs
+
+
+def _read_sizes(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """`x.repeat(sizes)`: the sizes are read once, as plain ints, and passed on as such."""
+    if args:
+        args = tuple(limits.as_shape(_sizes(args)))
+    return args, kwargs
+
+
+def _learner(value: Any) -> bool:
+    return any(policy.is_learner_class(cls) for cls in type(value).__mro__)
+
+
+def _each(value: Any) -> Any:
+    yield from value
+
+
 def _elementwise(*args: Any, **kwargs: Any) -> int:
     """The broadcast of every tensor argument (what an elementwise result holds)."""
     import numpy as np
@@ -117,17 +144,36 @@ METHODS: dict[str, Estimate] = {
 }
 
 
+#: How the arguments of some calls are read once before they are counted.
+PREPARE: dict[str, Callable[[tuple, dict], tuple[tuple, dict]]] = {
+    "cat": _read_sequence,
+    "concat": _read_sequence,
+    "concatenate": _read_sequence,
+    "stack": _read_sequence,
+    "repeat": _read_sizes,
+}
+
+
 class SizedTorchCall:
     """A torch function or bound tensor method with its result size checked first."""
 
-    __slots__ = ("fn", "estimate", "subject")
+    __slots__ = ("fn", "estimate", "subject", "prepare")
 
-    def __init__(self, fn: Callable[..., Any], estimate: Estimate, subject: Any = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        estimate: Estimate,
+        subject: Any = None,
+        prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
+    ) -> None:
         self.fn = fn
         self.estimate = estimate
         self.subject = subject
+        self.prepare = prepare
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.prepare is not None:
+            args, kwargs = self.prepare(args, kwargs)
         try:
             if self.subject is not None:
                 n = self.estimate(self.subject, *args, **kwargs)
@@ -153,12 +199,14 @@ def install(torch: Any, tensor: type) -> None:
     for name, estimate in FUNCTIONS.items():
         fn = getattr(torch, name, None)
         if fn is not None:
-            guards.substitute_call(fn, SizedTorchCall(fn, estimate))
+            guards.substitute_call(fn, SizedTorchCall(fn, estimate, None, PREPARE.get(name)))
     for name, estimate in METHODS.items():
         if hasattr(tensor, name):
             guards.register_replacement(
                 tensor,
                 name,
-                lambda t, _n=name, _e=estimate: SizedTorchCall(getattr(t, _n), _e, t),
+                lambda t, _n=name, _e=estimate: SizedTorchCall(
+                    getattr(t, _n), _e, t, PREPARE.get(_n)
+                ),
                 SizedTorchCall(getattr(tensor, name), estimate),  # `torch.Tensor.mm(a, b)`
             )

@@ -145,9 +145,21 @@ def test_counts_and_shapes_are_read_once(session):
         "    def __iter__(self):\n"
         "        return iter([1, 2])\n"
         "print(list(Seq()), [*Seq()], tuple(Seq()), Seq.asked)\n"
+        "import torch\n"
+        "x = torch.ones(1, 1)\n"
+        "Dims.calls = 0\n"
+        "print(x.repeat(Dims()).shape, Dims.calls)\n"
+        "class Tensors:\n"
+        "    calls = 0\n"
+        "    def __iter__(self):\n"
+        "        Tensors.calls += 1\n"
+        "        return iter([x] * (2 if Tensors.calls == 1 else 10**6))\n"
+        "print(torch.cat(Tensors()).shape, Tensors.calls)\n"
     )
     result = session.run_cell(source)
-    assert result.output == "(2, 2) 1\n[1, 2] [1, 2] (1, 2) 0\n", result.output
+    assert result.output == (
+        "(2, 2) 1\n[1, 2] [1, 2] (1, 2) 0\ntorch.Size([2, 2]) 1\ntorch.Size([2, 1]) 1\n"
+    ), result.output
 
 
 def test_limits_do_not_get_in_the_way_of_normal_work(session):
