@@ -360,6 +360,9 @@ def gi(obj: Any, key: Any) -> Any:
     """`obj[key]` in learner code."""
     if policy.getitem_allowed(obj):
         return obj[key]
+    if not isinstance(obj, type) and not hasattr(type(obj), "__getitem__"):
+        # nothing to refuse: Python's own error (`p.grad[0]` after zero_grad())
+        raise TypeError(f"'{type(obj).__name__}' object is not subscriptable")
     raise Refused(f"subscripting {_describe(obj)} is not available here")
 
 
@@ -386,6 +389,8 @@ class Target:
     def __setitem__(self, key: Any, value: Any) -> None:
         obj = self._obj
         if not policy.setitem_allowed(obj):
+            if not isinstance(obj, type) and not hasattr(type(obj), "__setitem__"):
+                raise TypeError(f"'{type(obj).__name__}' object does not support item assignment")
             raise Refused(f"assigning into {_describe(obj)} is not available here")
         obj[key] = value
 
