@@ -59,3 +59,20 @@ def synchronize(device=None) -> None:
     if not is_available():
         raise RuntimeError(_NONE)
     _cuda().synchronize(device)
+
+
+# The rest of PyTorch's torch.accelerator (streams, graphs, memory statistics).
+_NOT_SUPPORTED = frozenset(
+    """Graph current_device_idx current_stream device_index empty_cache empty_host_cache
+    get_device_capability get_memory_info graphs max_memory_allocated max_memory_reserved
+    memory memory_allocated memory_reserved memory_stats reset_accumulated_memory_stats
+    reset_peak_memory_stats set_device_idx set_stream""".split()
+)
+
+
+def __getattr__(name: str):
+    if name in _NOT_SUPPORTED:
+        from gradshell.torch._missing import not_supported
+
+        raise not_supported(f"torch.accelerator.{name}")
+    raise AttributeError(f"module 'torch.accelerator' has no attribute '{name}'")
