@@ -26,12 +26,10 @@ from gradshell.core.device import Device
 from gradshell.core.size import Size, strided
 from gradshell.core.tensor import Tensor, wrap
 from gradshell.torch._serial_pickle import STORAGE_NAMES
+from gradshell.torch.serialization import USER_SAFE_GLOBALS
 
 _STORAGE_DTYPES = {name: dtypes.from_name(d) for d, name in STORAGE_NAMES.items()}
 _UNSUPPORTED_DTYPES = {"complex64", "complex128", "uint16", "uint32", "uint64"}
-
-#: Globals added by torch.serialization.add_safe_globals: "module.name" -> object.
-USER_SAFE_GLOBALS: dict[str, object] = {}
 
 
 class StorageType:

@@ -13,18 +13,23 @@ import contextlib
 import io
 import os
 import pickle
-import secrets
 import struct
 import sys
-import zipfile
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
 from gradshell.core.device import Device
-from gradshell.torch import _serial_pickle, _serial_unpickle
-from gradshell.torch._serial_unpickle import USER_SAFE_GLOBALS, LoadedStorage
+
+# zipfile and the pickling modules load on first use: `import torch` stays quick.
+if TYPE_CHECKING:
+    import zipfile
+
+    from gradshell.torch._serial_unpickle import LoadedStorage
+
+#: Globals added by add_safe_globals: "module.name" -> object (read by the unpickler).
+USER_SAFE_GLOBALS: dict[str, object] = {}
 
 __all__ = [
     "add_safe_globals",
@@ -71,6 +76,8 @@ def save(
         raise NotImplementedError(
             "gradshell does not support saving in PyTorch's legacy (pre-1.6) format yet"
         )
+    from gradshell.torch import _serial_pickle
+
     data, storages = _serial_pickle.dumps(obj, pickle_protocol)
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
@@ -87,6 +94,8 @@ def save(
 
 
 def _write_archive(fh, archive: str, data: bytes, storages: list, byteorder: bool) -> None:
+    import zipfile
+
     # A seekable buffer first: zip offsets (for the alignment padding) need tell().
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
@@ -98,12 +107,14 @@ def _write_archive(fh, archive: str, data: bytes, storages: list, byteorder: boo
         for s in storages:
             _write_record(zf, buf, f"{archive}/data/{s.key}", s.payload())
         _write_record(zf, buf, f"{archive}/version", b"3\n")
-        serialization_id = str(int.from_bytes(secrets.token_bytes(16), "big")).zfill(40)[:40]
+        serialization_id = str(int.from_bytes(os.urandom(16), "big")).zfill(40)[:40]
         _write_record(zf, buf, f"{archive}/.data/serialization_id", serialization_id.encode())
     fh.write(buf.getvalue())
 
 
 def _write_record(zf: zipfile.ZipFile, buf: io.BytesIO, name: str, payload: bytes) -> None:
+    import zipfile
+
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
     raw_name = name.encode()
@@ -137,6 +148,8 @@ def load(
             raw = fh.read()
     else:
         raw = f.read()
+    import zipfile
+
     if not zipfile.is_zipfile(io.BytesIO(raw)):
         raise NotImplementedError(
             "gradshell does not support loading files in PyTorch's legacy (pre-1.6) format or "
@@ -147,6 +160,9 @@ def load(
 
 
 def _load_archive(zf: zipfile.ZipFile, map_location, weights_only: bool):
+    from gradshell.torch import _serial_unpickle
+    from gradshell.torch._serial_unpickle import LoadedStorage
+
     names = zf.namelist()
     pkl = next((n for n in names if n.endswith("/data.pkl") and n.count("/") == 1), None)
     if pkl is None:
@@ -238,10 +254,12 @@ def _place(result, storages: dict, map_location):
 
 # -- allow-listing globals for weights_only loads ---------------------------------------------
 def _key(obj) -> str:
+    from gradshell.torch._serial_pickle import torch_module_path
+
     if isinstance(obj, tuple):
         obj, name = obj
         return name
-    module = _serial_pickle.torch_module_path(obj) if isinstance(obj, type) else obj.__module__
+    module = torch_module_path(obj) if isinstance(obj, type) else obj.__module__
     return f"{module}.{obj.__qualname__}"
 
 
