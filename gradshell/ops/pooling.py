@@ -23,7 +23,7 @@ from gradshell.ops.base import (
 )
 from gradshell.ops.conv import pair, windows
 
-__all__ = ["max_pool2d", "max_pool2d_with_indices", "avg_pool2d"]
+__all__ = ["adaptive_avg_pool2d", "avg_pool2d", "max_pool2d", "max_pool2d_with_indices"]
 
 
 def _pool_size(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
@@ -334,5 +334,95 @@ def avg_pool2d(
         node.override = divisor_override
         node.forward_args = (kernel_size, stride, padding, ceil_mode, count_include_pad)
         node.forward_args += (divisor_override,)
+        record(node, (x,), res)
+    return res
+
+
+# -- adaptive average pooling ----------------------------------------------------------------
+def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
+    """PyTorch's windows: [floor(i·size/out), ceil((i+1)·size/out)) for each output i."""
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_sizes(output_size, shape: tuple) -> tuple[int, int]:
+    if isinstance(output_size, (list, tuple)):
+        oh, ow = (output_size[0], output_size[0]) if len(output_size) == 1 else output_size
+    else:
+        oh = ow = output_size
+    return (shape[-2] if oh is None else int(oh)), (shape[-1] if ow is None else int(ow))
+
+
+def _adaptive_forward(xp, data, out: tuple):
+    n, c, h, w = data.shape
+    rows, cols = _adaptive_bounds(h, out[0]), _adaptive_bounds(w, out[1])
+    res = xp.empty((n, c) + out, data.dtype)
+    for i, (hs, he) in enumerate(rows):
+        for j, (ws, we) in enumerate(cols):
+            total = xp.zeros((n, c), data.dtype)
+            for r in range(hs, he):  # row-major, as the CPU kernel adds
+                for q in range(ws, we):
+                    total += data[:, :, r, q]
+            res[:, :, i, j] = total / data.dtype.type(he - hs) / data.dtype.type(we - ws)
+    return res
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    """d adaptive_avg_pool2d: each output's gradient / its window size, over its window."""
+
+    def backward(self, g):
+        x = self.saved("self")
+        xp = array_module(g._data)
+        gd = g._data[None] if x._data.ndim == 3 else g._data
+        shape = (1,) + x._data.shape if x._data.ndim == 3 else x._data.shape
+        n, c, h, w = shape
+        gx = xp.zeros(shape, gd.dtype)
+        t = gd.dtype.type
+        for i, (hs, he) in enumerate(_adaptive_bounds(h, gd.shape[2])):
+            for j, (ws, we) in enumerate(_adaptive_bounds(w, gd.shape[3])):
+                share = gd[:, :, i, j] / t(he - hs) / t(we - ws)
+                gx[:, :, hs:he, ws:we] += share[:, :, None, None]
+        res = wrap(as_array(gx.reshape(x._data.shape)), g._dtype)
+        if needs_grad(g, x):  # create_graph: PyTorch's node, with edges to g and self
+            node = AdaptiveAvgPool2DBackwardBackward0()
+            node.output_size = tuple(g._data.shape[-2:])
+            node.self_meta = (x._data.shape, x._dtype)
+            record(node, (g, x), res)
+        return (res,)
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Node):
+    """The backward of adaptive_avg_pool2d's backward is adaptive_avg_pool2d (linear)."""
+
+    def backward(self, gg):
+        xp = array_module(gg._data)
+        return adaptive_avg_pool2d(gg, self.output_size), _zeros(xp, *self.self_meta)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002 - PyTorch's name
+    """Average pooling to a fixed output size (windows chosen to cover the input evenly);
+    an output of 1x1 is the mean over the last two dimensions, as PyTorch computes it."""
+    x = input
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            "adaptive_avg_pool2d(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(x).__name__}"
+        )
+    if x._data.ndim not in (3, 4):
+        raise RuntimeError(
+            "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+            f"[{', '.join(str(s) for s in x._data.shape)}]"
+        )
+    out = _adaptive_sizes(output_size, x._data.shape)
+    if out == (1, 1):
+        return x.mean((-1, -2), keepdim=True)
+    if x._dtype.category != FLOAT:
+        raise RuntimeError(f"\"adaptive_avg_pool2d\" not implemented for '{x._dtype.scalar_name}'")
+    data = x._data[None] if x._data.ndim == 3 else x._data
+    xp = array_module(data)
+    r = _adaptive_forward(xp, data, out)
+    res = wrap(as_array(r.reshape(x._data.shape[:-2] + out)), x._dtype)
+    if needs_grad(x):
+        node = AdaptiveAvgPool2DBackward0()
+        node.save("self", x)
         record(node, (x,), res)
     return res

@@ -206,3 +206,28 @@ def test_pooling_integers(real_torch):
     x = RNG.integers(-9, 9, (1, 2, 6, 6))
     check(lambda t, a: t.nn.functional.max_pool2d(a, 2), x, backward=False)
     check(lambda t, a: t.nn.functional.avg_pool2d(a, 3, 1, 1), x, backward=False)
+
+
+@pytest.mark.parametrize("size", [1, (1, 1), (2, 3), (5, 7), (4, None), (10, 10), 3])
+def test_adaptive_avg_pool2d_matches_pytorch(real_torch, size):
+    check(lambda t, a: t.nn.functional.adaptive_avg_pool2d(a, size), _arr(2, 3, 5, 7))
+    check(lambda t, a: t.nn.functional.adaptive_avg_pool2d(a, size), _arr(3, 6, 4))
+
+
+def test_adaptive_avg_pool2d_double_backward_and_errors(real_torch):
+    torch = real_torch
+    x = _arr(1, 2, 5, 5).astype(np.float64)
+    names = []
+    for lib in (gtorch, torch):
+        t = lib.tensor(x.copy(), requires_grad=True)
+        y = lib.nn.functional.adaptive_avg_pool2d(t, (2, 3))
+        (g,) = lib.autograd.grad((y**2).sum(), t, create_graph=True)
+        names.append(type(g.grad_fn).__name__)
+    assert names[0] == names[1] == "AdaptiveAvgPool2DBackwardBackward0"
+    check_error(lambda t, a: t.nn.functional.adaptive_avg_pool2d(a, 2), _arr(4, 4))
+    rng = np.random.default_rng(4)
+    a = gtorch.tensor(rng.standard_normal((1, 2, 5, 4)), requires_grad=True)
+    from gradshell.ops.pooling import adaptive_avg_pool2d
+
+    gradcheck(lambda v: adaptive_avg_pool2d(v, (3, 3)), a)
+    gradgradcheck(lambda v: adaptive_avg_pool2d(v, (2, 3)) ** 2, a)

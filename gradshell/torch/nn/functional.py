@@ -27,9 +27,15 @@ from gradshell.ops.nn import (
     softplus,
     tanh,
 )
-from gradshell.ops.pooling import avg_pool2d, max_pool2d, max_pool2d_with_indices
+from gradshell.ops.pooling import (
+    adaptive_avg_pool2d,
+    avg_pool2d,
+    max_pool2d,
+    max_pool2d_with_indices,
+)
 
 __all__ = [
+    "adaptive_avg_pool2d",
     "avg_pool2d",
     "batch_norm",
     "conv2d",

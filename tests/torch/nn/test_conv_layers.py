@@ -19,6 +19,7 @@ print(nn.Conv2d(3, 3, 3, padding='valid'))
 print(nn.MaxPool2d(2), nn.MaxPool2d(2, 2, 1, ceil_mode=True), nn.MaxPool2d((3, 2), dilation=2))
 print(nn.AvgPool2d(2), nn.AvgPool2d(3, 1, 1, count_include_pad=False, divisor_override=2))
 print(nn.BatchNorm2d(3))
+print(nn.AdaptiveAvgPool2d((1, 1)), nn.AdaptiveAvgPool2d(3), nn.AdaptiveAvgPool2d((None, 2)))
 print(nn.BatchNorm1d(3, affine=False, track_running_stats=False, momentum=None))
 print(nn.BatchNorm1d(4, eps=1e-3, bias=False))
 print(nn.ParameterList([nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(2, 3))]))
@@ -108,7 +109,7 @@ torch.manual_seed(1)
 nn = torch.nn
 net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
                     nn.MaxPool2d(2), nn.Conv2d(4, 2, 3, padding='same'), nn.AvgPool2d(2),
-                    nn.Flatten(), nn.Linear(8, 3))
+                    nn.AdaptiveAvgPool2d((2, 2)), nn.Flatten(), nn.Linear(8, 3))
 out = net(torch.randn(2, 1, 8, 8))
 print(out, out.grad_fn)
 (out ** 2).sum().backward()

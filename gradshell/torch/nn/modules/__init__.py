@@ -35,9 +35,10 @@ from gradshell.torch.nn.modules.loss import (
     SmoothL1Loss,
 )
 from gradshell.torch.nn.modules.module import Module
-from gradshell.torch.nn.modules.pooling import AvgPool2d, MaxPool2d
+from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 __all__ = [
+    "AdaptiveAvgPool2d",
     "AvgPool2d",
     "BatchNorm1d",
     "BatchNorm2d",

@@ -1,9 +1,10 @@
-"""MaxPool2d and AvgPool2d: the module forms of F.max_pool2d and F.avg_pool2d."""
+"""MaxPool2d, AvgPool2d and AdaptiveAvgPool2d: the module forms of F.max_pool2d,
+F.avg_pool2d and F.adaptive_avg_pool2d."""
 
 from __future__ import annotations
 
 from gradshell.core.tensor import Tensor
-from gradshell.ops.pooling import avg_pool2d, max_pool2d
+from gradshell.ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from gradshell.torch.nn.modules.module import Module
 
 
@@ -82,4 +83,19 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-__all__ = ["AvgPool2d", "MaxPool2d"]
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed output size (an int, a pair, None keeps that size)."""
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        """F.adaptive_avg_pool2d to this layer's output size."""
+        return adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+__all__ = ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
