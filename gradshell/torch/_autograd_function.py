@@ -97,6 +97,16 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(self.saved(f"saved_{i}") for i in range(self._saved_count))
 
     @property
+    def saved_variables(self) -> tuple:
+        """The old name of saved_tensors (deprecated)."""
+        import warnings
+
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
+
+    @property
     def needs_input_grad(self) -> tuple:
         """For each forward argument: is it a tensor that requires grad?"""
         return self._needs_input_grad

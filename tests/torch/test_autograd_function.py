@@ -323,3 +323,11 @@ def test_extending_autograd_tutorial_prints_what_pytorch_prints(real_torch):
     expected = run_in_pytorch(script)
     assert "Result: y =" in expected
     assert run_in_gradshell(script) == expected
+
+
+def test_saved_variables_is_the_deprecated_name_of_saved_tensors():
+    ns: dict = {"torch": gtorch}
+    exec(DEFS + "y = Square.apply(x)", ns)  # noqa: S102
+    with pytest.warns(DeprecationWarning, match="'saved_variables' is deprecated"):
+        (saved,) = ns["y"].grad_fn.saved_variables
+    assert saved is ns["x"]
