@@ -123,6 +123,10 @@ _ALLOWED_NODE_NAMES = frozenset(
 )
 _ALLOWED_NODES = frozenset(getattr(ast, name) for name in _ALLOWED_NODE_NAMES)
 
+#: Dunder variables learner code may read (`if __name__ == "__main__":`; a script's
+#: `__file__`, a NameError where the session defines none, as in Python's REPL).
+_READABLE_NAMES = frozenset({"__name__", "__file__"})
+
 #: The name of the guard that raises a deferred refusal (see `guards.refuse_here`).
 REFUSE_GUARD = "_gs_refuse"
 
@@ -214,7 +218,7 @@ class _Checker(FastVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
         if isinstance(node.ctx, ast.Load):
-            if name == "__name__":
+            if name in _READABLE_NAMES:
                 return
             why = name_refusal(name)
             if why is not None:

@@ -264,6 +264,13 @@ def test_deeply_nested_code_is_refused_not_crashing(session):
     assert session.run_cell("2 + 2").output == "4\n"
 
 
+def test_dunder_file_is_read_as_python_reads_it(session):
+    out = session.run_cell("print(__file__)").output
+    assert out.endswith("NameError: name '__file__' is not defined\n")  # as in the REPL
+    session.namespace["__file__"] = "tutorial.py"
+    assert session.run_cell("__file__").output == "'tutorial.py'\n"
+
+
 def test_name_dunder_name_is_readable_but_not_writable(session):
     assert session.run_cell("__name__").output == "'__main__'\n"
     assert "'__name__' is not available here" in session.run_cell("__name__ = 'x'").output
