@@ -1,4 +1,4 @@
-"""RMSprop, Adagrad and the StepLR / ExponentialLR schedulers against PyTorch: parameter
+"""RMSprop, Adagrad, Adadelta and the StepLR / ExponentialLR schedulers against PyTorch: parameter
 trajectories from the same gradients, reprs, state_dict contents, scheduler warnings."""
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ CONFIGS = [
         {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.05, "initial_accumulator_value": 0.1},
     ),
     ("Adagrad", {"maximize": True, "eps": 1e-6}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
 ]
 
 
