@@ -131,6 +131,10 @@ class Counter(torch.utils.data.IterableDataset):
 print(list(torch.utils.data.DataLoader(Counter(), batch_size=3)))
 print(list(torch.utils.data.DataLoader(Counter(), batch_size=3, drop_last=True)))
 print(list(torch.utils.data.DataLoader(Counter(), batch_size=None))[:3])
+st = torch.utils.data.StackDataset(Squares(3), torch.utils.data.TensorDataset(torch.arange(3.)))
+print(len(st), st[1], next(iter(torch.utils.data.DataLoader(st, batch_size=3))))
+sd = torch.utils.data.StackDataset(a=range(2), b=Squares(2))
+print(sd[1], list(torch.utils.data.DataLoader(sd, batch_size=2)))
 bs = torch.utils.data.BatchSampler(torch.utils.data.SequentialSampler(range(5)), 2, False)
 print(list(bs), len(bs))
 print([b.tolist() for b in torch.utils.data.DataLoader(range(6), batch_sampler=bs)])
@@ -157,6 +161,9 @@ ERRORS = [
     "next(iter(torch.utils.data.DataLoader([object()])))",
     "next(iter(torch.utils.data.DataLoader([[1, 2], [3]], batch_size=2)))",
     "torch.utils.data.Dataset()[0]",
+    "torch.utils.data.StackDataset(range(2), range(3))",
+    "torch.utils.data.StackDataset(range(2), b=range(2))",
+    "torch.utils.data.StackDataset()",
     "dl = torch.utils.data.DataLoader([1]); dl.batch_size = 4",
     "torch.utils.data.DataLoader(torch.utils.data.IterableDataset(), shuffle=True)",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "ConcatDataset",
     "Dataset",
     "IterableDataset",
+    "StackDataset",
     "Subset",
     "TensorDataset",
     "random_split",
@@ -63,6 +64,41 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Samples of several same-length datasets side by side: a tuple (positional datasets)
+    or a dict (keyword datasets) per index."""
+
+    __module__ = _MODULE
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args:
+            if kwargs:
+                raise ValueError(
+                    "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                    "input/output, but both types are given."
+                )
+            self._length = len(args[0])
+            if any(self._length != len(dataset) for dataset in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = args
+        elif kwargs:
+            tmp = list(kwargs.values())
+            self._length = len(tmp[0])
+            if any(self._length != len(dataset) for dataset in tmp):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class ConcatDataset(Dataset):
