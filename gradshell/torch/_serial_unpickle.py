@@ -217,6 +217,16 @@ def _main_class(name: str):
     return None
 
 
+def pickle_global_name(module: str, name: str, proto: int) -> str:
+    """`module.name` for a pickle global, with Python 2 names (`__builtin__`) mapped as
+    pickle maps them for protocols below 3."""
+    if proto < 3 and (module, name) in _compat_pickle.NAME_MAPPING:
+        module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+    elif proto < 3 and module in _compat_pickle.IMPORT_MAPPING:
+        module = _compat_pickle.IMPORT_MAPPING[module]
+    return f"{module}.{name}"
+
+
 class TorchUnpickler(pickle._Unpickler):
     """Rebuilds a torch.save pickle from an allow-list of globals (see the module doc)."""
 
@@ -227,11 +237,8 @@ class TorchUnpickler(pickle._Unpickler):
         self._callables: set[int] = set()
 
     def find_class(self, module: str, name: str):
-        if self.proto < 3 and (module, name) in _compat_pickle.NAME_MAPPING:
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        elif self.proto < 3 and module in _compat_pickle.IMPORT_MAPPING:
-            module = _compat_pickle.IMPORT_MAPPING[module]
-        full_path = f"{module}.{name}"
+        full_path = pickle_global_name(module, name, self.proto)
+        module, _, name = full_path.rpartition(".")
         found = allowed_globals().get(full_path)
         if found is None:
             found = USER_SAFE_GLOBALS.get(full_path)

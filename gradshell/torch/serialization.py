@@ -35,6 +35,7 @@ __all__ = [
     "add_safe_globals",
     "clear_safe_globals",
     "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
     "load",
     "safe_globals",
     "save",
@@ -253,6 +254,45 @@ def _place(result, storages: dict, map_location):
 
 
 # -- allow-listing globals for weights_only loads ---------------------------------------------
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals (`module.name`) in a torch.save file that a weights_only load refuses,
+    read from the pickle without running it."""
+    import pickletools
+    import zipfile
+
+    from gradshell.torch._serial_unpickle import allowed_globals, pickle_global_name
+
+    if isinstance(f, (str, os.PathLike)):
+        with file_opener(os.fspath(f), "rb") as fh:
+            raw = fh.read()
+    else:
+        raw = f.read()
+    if not zipfile.is_zipfile(io.BytesIO(raw)):
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        names = zf.namelist()
+        if any(n.endswith("constants.pkl") for n in names):
+            raise ValueError(
+                "Expected input to be a checkpoint returned by torch.save but got a torchscript "
+                "checkpoint"
+            )
+        pkl = next(n for n in names if n.endswith("/data.pkl") and n.count("/") == 1)
+        data = zf.read(pkl)
+    found, strings, proto = set(), [], 0
+    for op, arg, _ in pickletools.genops(data):
+        if op.name == "PROTO":
+            proto = arg
+        elif op.name == "GLOBAL":
+            module, _, name = arg.partition(" ")
+            found.add(pickle_global_name(module, name, proto))
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            found.add(pickle_global_name(strings[-2], strings[-1], proto))
+        elif isinstance(arg, str):
+            strings.append(arg)
+    safe = set(allowed_globals()) | set(USER_SAFE_GLOBALS)
+    return sorted(found - safe)
+
+
 def _key(obj) -> str:
     from gradshell.torch._serial_pickle import torch_module_path
 

@@ -284,3 +284,15 @@ def test_map_location_forms():
         buf.seek(0)
         with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA"):
             gtorch.load(buf, map_location="cuda:0")
+
+
+def test_unsafe_globals_are_listed_without_loading(real_torch, tmp_path):
+    path = str(tmp_path / "mixed.pt")
+    for lib in (gtorch, real_torch):
+        lib.save({"net": lib.nn.Linear(1, 1), "t": lib.ones(1), "s": {1}}, path)
+        assert gtorch.serialization.get_unsafe_globals_in_checkpoint(path) == [
+            "torch.nn.modules.linear.Linear"
+        ]
+        assert real_torch.serialization.get_unsafe_globals_in_checkpoint(path) == [
+            "torch.nn.modules.linear.Linear"
+        ]
