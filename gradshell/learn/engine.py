@@ -220,9 +220,24 @@ class Tutor:
         """Show lesson text (Markdown) formatted for the terminal."""
         from rich.markdown import Markdown
 
-        markdown = Markdown(unwrap(text), code_theme="default", inline_code_lexer=None)
+        text = unwrap(text)
+        if self.lang == "zh":  # Chinese breaks between characters, never inside code
+            from gradshell.learn.wrapping import prewrap
+
+            text = prewrap(text, self._columns())
+        markdown = Markdown(text, code_theme="default", inline_code_lexer=None)
         self.out.write(self._render(markdown))
         self.out.flush()
+
+    def _columns(self) -> int:
+        """The width lesson text is drawn at (as the renderer decides it)."""
+        import shutil
+
+        from gradshell.viz.common import DEFAULT_WIDTH, MAX_WIDTH
+
+        if self.width is not None:
+            return self.width
+        return min(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, MAX_WIDTH)
 
     def rule(self, title: str) -> None:
         """A horizontal rule with a title."""

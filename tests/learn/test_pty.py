@@ -146,3 +146,19 @@ def test_a_print_step_and_two_values_on_one_line_in_chinese(tmp_path):
         assert "-2.2105 -2.0000" in screen and "✓" in screen
     finally:
         t.kill()
+
+
+def test_chinese_lesson_text_wraps_by_width_in_a_narrow_terminal(tmp_path):
+    t = terminal.Terminal(
+        tmp_path / "data", "learn", "5", "--lang", "zh", width=70, drop_env=("LANGUAGE",)
+    )
+    try:
+        screen = t.read_until(prompt("(5.1) >>>"), 90)
+        assert "运行 y.backward(torch.tensor([0.1, 1.0, 10.0]))，然后看看" in screen
+        screen = t.type("x = torch.tensor([2., 2., 2.], requires_grad=True)", prompt("(5.1) >>>"))
+        t.type("y = x * 2", prompt("(5.1) >>>"))
+        screen = t.type("y.backward(torch.tensor([0.1, 1.0, 10.0]))", prompt("(5.1) >>>"))
+        assert "第一次得到梯度" in screen and "第 1 次反向传播" in screen
+        assert "first gradient" not in screen and "backward #" not in screen
+    finally:
+        t.kill()
