@@ -73,6 +73,11 @@ def _load(dotted: str) -> Any:
         except ModuleNotFoundError as exc:
             prefix = _gradshell_name("")
             if exc.name and exc.name.startswith(_gradshell_name(root)):
+                from gradshell.torch._missing import not_supported
+                from gradshell.torch._torch_names import SUBMODULES
+
+                if dotted in SUBMODULES:  # real PyTorch has it: say gradshell lacks it
+                    raise not_supported(dotted) from None
                 raise _missing(exc.name[len(prefix) :]) from None
             raise
     if has_safe_module(root):
@@ -117,6 +122,12 @@ def import_from(dotted: str, name: str) -> Any:
         return _load(f"{dotted}.{name}")
     except ModuleNotFoundError:
         pass
+    from gradshell.torch._torch_names import PUBLIC
+
+    if name in PUBLIC.get(dotted, ()):  # a PyTorch name gradshell lacks
+        from gradshell.torch._missing import not_supported
+
+        raise not_supported(f"{dotted}.{name}")
     raise ImportError(
         f"cannot import name '{name}' from '{dotted}' (unknown location)",
         name=dotted,

@@ -478,6 +478,71 @@ PUBLIC: dict[str, frozenset[str]] = {
     ),
 }
 
+#: submodules a fresh `import torch` makes reachable (`import torch.fft` works)
+SUBMODULES = _names(
+    """
+    torch.accelerator torch.amp torch.amp.autocast_mode torch.amp.grad_scaler torch.ao
+    torch.autograd torch.autograd.anomaly_mode torch.autograd.forward_ad torch.autograd.function
+    torch.autograd.functional torch.autograd.functional.fwAD torch.autograd.grad_mode
+    torch.autograd.graph torch.autograd.profiler torch.autograd.profiler_legacy
+    torch.autograd.profiler_util torch.backends torch.backends.cpu torch.backends.cuda
+    torch.backends.cudnn torch.backends.cusparselt torch.backends.kleidiai torch.backends.m
+    torch.backends.mha torch.backends.miopen torch.backends.mkl torch.backends.mkldnn
+    torch.backends.mps torch.backends.nnpack torch.backends.openmp torch.backends.opt_einsum
+    torch.backends.python_native torch.backends.quantized torch.classes torch.compiler torch.cpp
+    torch.cpu torch.cuda torch.cuda.amp torch.cuda.gds torch.cuda.graphs
+    torch.cuda.green_contexts torch.cuda.jiterator torch.cuda.memory torch.cuda.nccl
+    torch.cuda.nvtx torch.cuda.profiler torch.cuda.random torch.cuda.sparse torch.cuda.streams
+    torch.cuda.tunable torch.distributed torch.distributions torch.distributions.bernoulli
+    torch.distributions.beta torch.distributions.binomial torch.distributions.categorical
+    torch.distributions.cauchy torch.distributions.chi2 torch.distributions.constraint_registry
+    torch.distributions.constraints torch.distributions.continuous_bernoulli
+    torch.distributions.dirichlet torch.distributions.distribution
+    torch.distributions.exp_family torch.distributions.exponential
+    torch.distributions.fishersnedecor torch.distributions.gamma
+    torch.distributions.generalized_pareto torch.distributions.geometric
+    torch.distributions.gumbel torch.distributions.half_cauchy torch.distributions.half_normal
+    torch.distributions.independent torch.distributions.inverse_gamma torch.distributions.kl
+    torch.distributions.kumaraswamy torch.distributions.laplace torch.distributions.lkj_cholesky
+    torch.distributions.log_normal torch.distributions.logistic_normal
+    torch.distributions.lowrank_multivariate_normal torch.distributions.mixture_same_family
+    torch.distributions.multinomial torch.distributions.multivariate_normal
+    torch.distributions.negative_binomial torch.distributions.normal
+    torch.distributions.one_hot_categorical torch.distributions.pareto
+    torch.distributions.poisson torch.distributions.relaxed_bernoulli
+    torch.distributions.relaxed_categorical torch.distributions.studentT
+    torch.distributions.transformed_distribution torch.distributions.transforms
+    torch.distributions.uniform torch.distributions.utils torch.distributions.von_mises
+    torch.distributions.weibull torch.distributions.wishart torch.export torch.fft torch.func
+    torch.functional torch.futures torch.fx torch.hub torch.jit torch.library torch.linalg
+    torch.masked torch.monitor torch.mps torch.mtia torch.multiprocessing torch.nested torch.nn
+    torch.nn.attention torch.nn.common_types torch.nn.functional torch.nn.functional.grad
+    torch.nn.grad torch.nn.init torch.nn.intrinsic torch.nn.modules torch.nn.modules.activation
+    torch.nn.modules.adaptive torch.nn.modules.batchnorm torch.nn.modules.channelshuffle
+    torch.nn.modules.container torch.nn.modules.conv torch.nn.modules.distance
+    torch.nn.modules.dropout torch.nn.modules.flatten torch.nn.modules.fold
+    torch.nn.modules.instancenorm torch.nn.modules.lazy torch.nn.modules.linear
+    torch.nn.modules.linear_cross_entropy_options torch.nn.modules.loss torch.nn.modules.module
+    torch.nn.modules.normalization torch.nn.modules.padding torch.nn.modules.pixelshuffle
+    torch.nn.modules.pooling torch.nn.modules.rnn torch.nn.modules.sparse
+    torch.nn.modules.transformer torch.nn.modules.upsampling torch.nn.modules.utils
+    torch.nn.parallel torch.nn.parameter torch.nn.qat torch.nn.quantizable torch.nn.quantized
+    torch.nn.utils torch.nn.utils.clip_grad torch.nn.utils.convert_parameters
+    torch.nn.utils.fusion torch.nn.utils.init torch.nn.utils.memory_format
+    torch.nn.utils.parametrizations torch.nn.utils.parametrize torch.nn.utils.rnn
+    torch.nn.utils.stateless torch.ops torch.optim torch.optim.lr_scheduler
+    torch.optim.swa_utils torch.overrides torch.package torch.profiler torch.quantization
+    torch.quasirandom torch.random torch.return_types torch.serialization torch.signal
+    torch.sparse torch.special torch.storage torch.testing torch.torch_version torch.types
+    torch.utils torch.utils.backcompat torch.utils.backend_registration torch.utils.checkpoint
+    torch.utils.collect_env torch.utils.cpp_backtrace torch.utils.data
+    torch.utils.data.dataloader torch.utils.data.datapipes torch.utils.data.dataset
+    torch.utils.data.distributed torch.utils.data.graph torch.utils.data.graph_settings
+    torch.utils.data.sampler torch.utils.deterministic torch.utils.dlpack torch.utils.hooks
+    torch.utils.throughput_benchmark torch.utils.weak torch.version torch.windows torch.xpu
+    """
+)
+
 #: torch functions written in Python: PyTorch's argument parser (axis=, keepdims=,
 #: out=) does not apply to them.
 PYTHON_FUNCTIONS = _names(

@@ -79,3 +79,24 @@ def test_feature_checks_in_tutorials_still_run():
     )
     result = Session(viz=False).run_script(program, "<prog>")
     assert result.output == "False None\nFalse\n", result.output
+
+
+@pytest.mark.parametrize(
+    "code,last_line",
+    [
+        ("import torch.fft", "NotImplementedError: gradshell does not support torch.fft yet"),
+        ("from torch import fft", "NotImplementedError: gradshell does not support torch.fft yet"),
+        (
+            "from torch.nn import Conv3d",
+            "NotImplementedError: gradshell does not support torch.nn.Conv3d yet",
+        ),
+        ("import torch.nonexistent", "ModuleNotFoundError: No module named 'torch.nonexistent'"),
+        (
+            "from torch import nonexistent",
+            "ImportError: cannot import name 'nonexistent' from 'torch' (unknown location)",
+        ),
+    ],
+)
+def test_imports_of_missing_pytorch_parts(code, last_line):
+    result = Session(viz=False).run_script(code + "\n", "<prog>")
+    assert result.output.rstrip().splitlines()[-1] == last_line, result.output

@@ -47,8 +47,16 @@ def collect(torch) -> dict[str, list[str]]:
     """Every name the data module records, from the real PyTorch module `torch`."""
     public = {m: _public(importlib.import_module(m)) for m in MODULES}
     public["torch.Tensor"] = _public(torch.Tensor)
+    submodules = sorted(
+        f"{m}.{n}"
+        for m in MODULES
+        for n in public[m]
+        if isinstance(getattr(importlib.import_module(m), n), types.ModuleType)
+        and getattr(importlib.import_module(m), n).__name__.startswith("torch.")
+    )
     return {
         **public,
+        "#submodules": submodules,
         "#python functions": [
             n for n in public["torch"] if isinstance(getattr(torch, n), types.FunctionType)
         ],
@@ -89,6 +97,11 @@ def render(torch) -> str:
     lines.append("}")
     lines += [
         "",
+        "#: submodules a fresh `import torch` makes reachable (`import torch.fft` works)",
+        "SUBMODULES = _names(",
+        _block(data["#submodules"], "    "),
+        ")",
+        "",
         "#: torch functions written in Python: PyTorch's argument parser (axis=, keepdims=,",
         "#: out=) does not apply to them.",
         "PYTHON_FUNCTIONS = _names(",
@@ -108,7 +121,9 @@ def test_committed_names_match_real_pytorch(real_torch):
 
     data = collect(real_torch)
     for key, names in data.items():
-        if key == "#python functions":
+        if key == "#submodules":
+            assert _torch_names.SUBMODULES <= frozenset(names)
+        elif key == "#python functions":
             assert _torch_names.PYTHON_FUNCTIONS == frozenset(names)
         elif key == "#python methods":
             assert _torch_names.PYTHON_METHODS == frozenset(names)
