@@ -171,6 +171,8 @@ def test_unfinished_replays_are_reported(fake):
         {"a": (1, 2)},
         np.arange(6, dtype=np.float16).reshape(2, 3),
         np.array([True, False]),
+        np.array(-2.5),
+        np.zeros((0, 3), dtype=np.int64),
         np.float32(0.1),
         codec.Size([2, 3]),
     ],

@@ -75,8 +75,8 @@ def encode(value):
     if kind is bytes:
         return {"y": _b64(value)}
     if kind is np.ndarray:
-        data = np.ascontiguousarray(value)
-        return {"a": data.dtype.str, "s": list(data.shape), "b": _b64(data.tobytes())}
+        # tobytes() is C order for any layout; ascontiguousarray would make 0-d arrays 1-d
+        return {"a": value.dtype.str, "s": list(value.shape), "b": _b64(value.tobytes())}
     if isinstance(value, np.generic):
         return {"g": value.dtype.str, "b": _b64(np.asarray(value).tobytes())}
     if _is_torch_size(value):
@@ -104,7 +104,7 @@ def decode(data):
         return base64.b64decode(data["y"])
     if "a" in data:
         raw = base64.b64decode(data["b"])
-        return np.frombuffer(raw, dtype=np.dtype(data["a"])).reshape(data["s"]).copy()
+        return np.frombuffer(raw, dtype=np.dtype(data["a"])).reshape(tuple(data["s"])).copy()
     if "g" in data:
         return np.frombuffer(base64.b64decode(data["b"]), dtype=np.dtype(data["g"]))[0]
     if "S" in data:

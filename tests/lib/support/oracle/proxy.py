@@ -59,6 +59,8 @@ class Proxy:
 
     # conversions
     def __repr__(self) -> str:
+        if self._o_label.startswith("mod:"):  # a module: also shown in failure reports
+            return f"<module {self._o_label[4:]!r} (PyTorch, through the oracle)>"
         return self._o("repr")
 
     def __str__(self) -> str:
