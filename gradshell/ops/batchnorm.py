@@ -9,7 +9,7 @@ unbiased batch variance. The statistics are summed in float64 and rounded once.
 
 from __future__ import annotations
 
-from gradshell.core import grad_mode
+from gradshell.core import dtypes, grad_mode
 from gradshell.core.size import Size
 from gradshell.ops.base import (
     FLOAT,
@@ -92,6 +92,11 @@ def _check(x: Tensor, running_mean, running_var, weight, bias) -> int:
     ):
         if t is not None and t._data.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+    others = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    if x._dtype in (dtypes.float32, dtypes.float64) and any(
+        t._dtype is not x._dtype for t in others
+    ):  # (float16/bfloat16 inputs may use float32 parameters: PyTorch's mixed mode)
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     if x._dtype.category != FLOAT:
         raise RuntimeError(f"\"batch_norm\" not implemented for '{x._dtype.scalar_name}'")
     return c

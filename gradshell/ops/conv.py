@@ -301,14 +301,15 @@ def _check_shapes(xs: tuple, w: Tensor, b, pads: tuple, dil: tuple, groups: int)
 
 
 def _check_dtypes(x: Tensor, w: Tensor, b) -> None:
-    if x._dtype is not w._dtype:
-        raise RuntimeError(
-            f"expected scalar type {x._dtype.scalar_name} but found {w._dtype.scalar_name}"
-        )
+    # PyTorch compares the bias first, then the weight
     if b is not None and b._dtype is not x._dtype:
         raise RuntimeError(
             f"Input type ({x._dtype.cpp_name}) and bias type ({b._dtype.cpp_name}) should be "
             "the same"
+        )
+    if x._dtype is not w._dtype:
+        raise RuntimeError(
+            f"expected scalar type {x._dtype.scalar_name} but found {w._dtype.scalar_name}"
         )
     if x._dtype.category == BOOL:
         raise RuntimeError("\"slow_conv2d_cpu\" not implemented for 'Bool'")

@@ -75,3 +75,8 @@ def test_batch_norm_errors(real_torch):
         Arg(_arr(3), requires_grad=False),
     )
     check_error(lambda t, x: t.nn.functional.batch_norm(x, None, None, training=True), _arr(1, 3))
+    check_error(
+        lambda t, x, w: t.nn.functional.batch_norm(x.double(), None, None, w, None, True),
+        _arr(3, 2),
+        _arr(2),
+    )

@@ -116,6 +116,8 @@ def test_conv2d_dtype_errors(real_torch):
     x, w, b = _arr(1, 1, 8, 8), _arr(6, 1, 5, 5), _arr(6)
     check_error(lambda t, x, w: t.nn.functional.conv2d(x.double(), w), x, w)
     check_error(lambda t, x, w, b: t.nn.functional.conv2d(x, w, b.double()), x, w, b)
+    check_error(lambda t, x, w, b: t.nn.functional.conv2d(x.double(), w, b), x, w, b)
+    check_error(lambda t, x, w, b: t.nn.functional.conv2d(x.long(), w, b), x, w, b)
 
 
 def test_conv2d_on_integers(real_torch):
