@@ -45,7 +45,7 @@ class Outcome:
     status: Status
     message: str = ""
     check: Check | None = None
-    late: bool = False
+    late: bool | None = False
     """A wrong result that a later line of the task may still change (a gradient that a
     further backward() adds to): reported only once the learner looks at a result."""
 
@@ -284,7 +284,9 @@ def _check_tensor(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
         if not same:
             # a computed tensor's values are the step's answer: never give them away
             key = "values" if t.grad_fn is None else "values_hidden"
-            return _wrong(lang, key, expr=expr, got=_show(arr), want=_show(want))
+            outcome = _wrong(lang, key, expr=expr, got=_show(arr), want=_show(want))
+            # late only where the task itself changes the tensor in place later
+            return Outcome(outcome.status, outcome.message, late=None)
     if "requires_grad" in props and t.requires_grad != props["requires_grad"]:
         if props["requires_grad"] and not t.requires_grad:
             # switched on by a later line of the task (`requires_grad_()`): not wrong yet
@@ -311,7 +313,8 @@ def _check_tensor(check: Check, runtime: LessonRuntime, lang: str) -> Outcome:
     if props.get("grad_none") is False and grad is None:
         return _pending(lang, "no_grad_yet", expr=expr)
     if props.get("grad_cleared") and grad is not None and np.any(_array(grad) != 0):
-        return _wrong(lang, "grad_not_cleared", expr=expr, got=_show(grad))
+        outcome = _wrong(lang, "grad_not_cleared", expr=expr, got=_show(grad))
+        return Outcome(outcome.status, outcome.message, late=True)  # a later line clears it
     if "grad" in props:
         if grad is None:
             return _pending(lang, "no_grad_yet", expr=expr)
@@ -592,7 +595,11 @@ def fingerprints(step: Step, runtime: LessonRuntime) -> dict[int, Any]:
 
 
 def evaluate_check(
-    check: Check, runtime: LessonRuntime, lang: str = "en", mark: Any = None
+    check: Check,
+    runtime: LessonRuntime,
+    lang: str = "en",
+    mark: Any = None,
+    inplace: frozenset[str] = frozenset(),
 ) -> Outcome:
     """Evaluate one check against the runtime's session and step log.
 
@@ -613,16 +620,72 @@ def evaluate_check(
         outcome = Outcome(Status.WRONG, check.message.get(lang), late=outcome.late)
     if outcome.status is Status.WRONG and mark is not None and _fingerprint(check, runtime) == mark:
         outcome = Outcome(Status.PENDING, outcome.message)
-    if outcome.status is Status.WRONG and outcome.late and not runtime.log.looked:
+    late = outcome.late
+    if late is None:  # values: late when the task changes the subject in place later
+        late = check.subject in inplace
+    if outcome.status is Status.WRONG and late and not _looked_at(runtime, check.subject):
         outcome = Outcome(Status.PENDING, outcome.message)
     return Outcome(outcome.status, outcome.message, check)
+
+
+def _looked_at(runtime: LessonRuntime, subject: str) -> bool:
+    """Did the last input show the subject or its `.grad` (displayed, or printed)?"""
+    log = runtime.log
+    if not log.looked:
+        return False
+    try:
+        t = _evaluate(runtime, subject)
+    except Exception:
+        return True
+    targets = [t, getattr(t, "_grad", None)]
+    for v in _shown_values(log.last_shown):
+        if any(v is x for x in targets if x is not None):
+            return True
+    out = log.outputs[-1] if log.outputs else ""
+    for x in targets:
+        if x is None:
+            continue
+        try:
+            forms = {repr(x), str(x)}
+        except Exception:
+            continue
+        if any(form and form in out for form in forms):
+            return True
+    return False
+
+
+_INPLACE = r"(?:\.data|\.detach\(\))?(?:\s*[-+*/@]?=(?!=)|\.\w+_\(|\[[^\]]*\]\s*[-+*/]?=(?!=))"
+
+
+def inplace_subjects(step: Step) -> frozenset[str]:
+    """Subjects the step's own solution changes in place after making them (`x.data *=
+    100`, `w -= ...`, `x.add_(1)`): their values are only judged once the learner looks."""
+    found = set()
+    code = step.reference_code()
+    for check in step.checks:
+        name = check.subject
+        if not name.isidentifier():
+            continue
+        pattern = re.compile(rf"(?<![\w.]){re.escape(name)}{_INPLACE}")
+        assigned = [k for k, src in enumerate(code) if re.match(rf"\s*{name}\s*=(?!=)", src)]
+        first = assigned[0] if assigned else -1
+        if any(
+            pattern.search(src) and not re.match(rf"\s*{name}\s*=(?!=)", src)
+            for src in code[first + 1 :]
+        ):
+            found.add(name)
+    return frozenset(found)
 
 
 def run_checks(step: Step, runtime: LessonRuntime, lang: str = "en") -> Verdict:
     """Evaluate every check of `step`, in order."""
     marks = runtime.log.start_marks
+    inplace = inplace_subjects(step)
     return Verdict(
-        tuple(evaluate_check(c, runtime, lang, marks.get(i)) for i, c in enumerate(step.checks))
+        tuple(
+            evaluate_check(c, runtime, lang, marks.get(i), inplace)
+            for i, c in enumerate(step.checks)
+        )
     )
 
 

@@ -50,6 +50,8 @@ class StepLog:
     backward_roots: list[tuple[weakref.ref, ...]] = field(default_factory=list)
     nodes_run: dict[int, weakref.ref] = field(default_factory=dict)
     """The graph nodes a backward pass ran through in this step, by id."""
+    last_shown: list[Any] = field(default_factory=list)
+    """The values the last input displayed."""
     looked: bool = False
     """The last input showed a value or printed something (the learner looked at a result)."""
     backwards_done: int = 0
@@ -180,6 +182,7 @@ class LessonRuntime:
         shown_before = len(self.log.shown)
         result = self.session.run_cell(source)
         log = self.log
+        log.last_shown = log.shown[shown_before:]
         log.looked = len(log.shown) > shown_before or (
             result.error is None and bool(result.output.strip())
         )

@@ -308,6 +308,9 @@ def test_grad_states():
     assert _outcome(rt, "tensor", "x", grad=[1.0, 1.0]).status is Status.PASS
     assert _outcome(rt, "tensor", "x", grad=1.0).status is Status.PASS  # one number: all
     assert _outcome(rt, "tensor", "x", grad_none=True).status is Status.WRONG
+    # not cleared yet: a later line of the task may clear it, so it is judged on a look
+    assert _outcome(rt, "tensor", "x", grad_cleared=True).status is Status.PENDING
+    run_all(rt, "x.grad")
     assert _outcome(rt, "tensor", "x", grad_cleared=True).status is Status.WRONG
     run_all(rt, "x.grad.zero_()")
     assert _outcome(rt, "tensor", "x", grad_cleared=True).status is Status.PASS

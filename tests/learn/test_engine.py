@@ -294,3 +294,68 @@ def test_unwrap_joins_lines_as_each_language_reads():
     assert unwrap("- a\n- b") == "- a\n- b"
     assert unwrap("```python\nx = 1\ny = 2\n```") == "```python\nx = 1\ny = 2\n```"
     assert unwrap("para\n\nnext") == "para\n\nnext"
+
+
+ENGLISH_IN_CHINESE = re.compile(
+    r"first gradient|backward #\d|zeroed|Not yet|Well done|Step \d|Task:|Hint \d|(?<!_)seed",
+    re.I,
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", [les.id for les in course()])
+def test_every_lesson_walked_with_its_solutions_in_both_languages(tmp_path, name, lang):
+    les = lesson(name)
+    me = Learner(tmp_path, lang=lang, name=name)
+    for step in les.steps:
+        at = me.tutor.index
+        if step.predict is not None:
+            assert me.tutor.mode is Mode.PREDICT
+            me.type("")  # no prediction
+        said = me.type(*step.reference_code())
+        # each step passes at its last line, never earlier, and says nothing is wrong
+        assert me.tutor.index != at or me.tutor.mode is Mode.DONE, (name, step.id)
+        assert "Not yet" not in said and "还差一点" not in said, (name, step.id, said)
+    assert me.tutor.mode is Mode.DONE
+    if lang == "zh":
+        found = ENGLISH_IN_CHINESE.findall(me.out.getvalue())
+        assert found == [], (name, found)
+
+
+@pytest.mark.parametrize("name", [les.id for les in course()])
+def test_no_step_passes_before_its_last_line(tmp_path, name):
+    les = lesson(name)
+    me = Learner(tmp_path, name=name)
+    for step in les.steps:
+        if step.predict is not None:
+            me.type("")
+        code = step.reference_code()
+        at = me.tutor.index
+        for k, line in enumerate(code):
+            me.type(line)
+            last = k == len(code) - 1
+            moved = me.tutor.index != at or me.tutor.mode is Mode.DONE
+            if moved and not last:
+                rest = code[k + 1 :]
+                # what is left may only look at results (a look, a print) or draw them
+                assert all(_only_looks(src) for src in rest), (name, step.id, line, rest)
+                break
+
+
+def _only_looks(source: str) -> bool:
+    import ast
+
+    if source.startswith("%"):
+        return True
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return all(
+        isinstance(s, ast.Expr)
+        and (
+            isinstance(s.value, ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.Compare)
+            or (isinstance(s.value, ast.Call) and getattr(s.value.func, "id", "") == "print")
+        )
+        for s in tree.body
+    )
