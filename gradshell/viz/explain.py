@@ -669,13 +669,13 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
         title.append(f" — {step.out_label}")
     lines.append(title)
     if step.grad_in is None:
-        lines.append(Text("   no gradient reached this node", style="dim"))
+        lines.append(Text("   " + _w("no_gradient_reached"), style="dim"))
         return lines
     incoming = Text(f"   {_w('in')}∂{R}/∂{wrap_sym(step.out_label)} = ")
     if step.index == _first_index(ex) and ex.grad_root is not None and uniform(ex.grad_root) != 1:
         incoming = Text(f"   {_w('in')}v = ")
         incoming.append(_every(step.grad_in), style="cyan")
-        incoming.append("  (the gradient given to backward)", style="dim")
+        incoming.append(f"  ({_w('given_to_backward')})", style="dim")
     else:
         incoming.append(_every(step.grad_in), style="cyan")
         if step.incoming_parts > 1:
@@ -686,7 +686,7 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
         if edge.target is None:
             continue
         if edge.grad is None:
-            lines.append(Text(f"   → {edge.label}: no gradient needed", style="dim"))
+            lines.append(Text(f"   → {edge.label}: {_w('no_gradient_needed')}", style="dim"))
             continue
         local = edge.local
         if local is not None and local.kind != "map":
@@ -705,7 +705,7 @@ def step_lines(ex: Explanation, step: Any) -> list[Any]:
                 )
                 lines.append(
                     Text(
-                        f"         ({step.expr} uses {edge.label} twice: one edge for each use)",
+                        f"         ({_w('uses_twice', expr=step.expr, name=edge.label)})",
                         style="dim",
                     )
                 )
@@ -819,15 +819,15 @@ def explanation_view(ex: Explanation, *, upto: int | None = None) -> Any:
     for step in steps:
         body.extend(step_lines(ex, step))
     if not ex.steps:
-        body.append(Text("no node ran: nothing to explain", style="dim"))
+        body.append(Text(_w("nothing_ran"), style="dim"))
     if upto is None or upto >= len(ex.steps):
         if ex.chains:
             body.append(Text(""))
             body.extend(chain_lines(ex))
         if ex.error:
-            body.append(Text(f"this pass stopped with an error: {ex.error}", style="red"))
+            body.append(Text(_w("stopped_error", error=ex.error), style="red"))
         for note in ex.notes:
-            body.append(Text(f"note: {note}", style="dim"))
+            body.append(Text(_w("note", note=note), style="dim"))
         if any(isinstance(s, Step) and s.expr and _CONSTANT.search(s.expr) for s in ex.steps):
             body.append(Text(_w("constant_c"), style="dim"))
     return Panel(

@@ -66,6 +66,13 @@ WORDS: dict[str, dict[str, str]] = {
         "in": "in    ",
         "local": "local ",
         "the_number": "the number {n}",
+        "no_gradient_reached": "no gradient reached this node",
+        "given_to_backward": "the gradient given to backward",
+        "no_gradient_needed": "no gradient needed",
+        "uses_twice": "{expr} uses {name} twice: one edge for each use",
+        "nothing_ran": "no node ran: nothing to explain",
+        "stopped_error": "this pass stopped with an error: {error}",
+        "note": "note: {note}",
     },
     "zh": {
         "first_gradient": "第一次得到梯度",
@@ -115,6 +122,13 @@ WORDS: dict[str, dict[str, str]] = {
         "in": "传入  ",
         "local": "局部  ",
         "the_number": "数字 {n}",
+        "no_gradient_reached": "没有梯度传到这个节点",
+        "given_to_backward": "传给 backward 的梯度",
+        "no_gradient_needed": "不需要梯度",
+        "uses_twice": "{expr} 用了两次 {name}：每用一次就有一条边",
+        "nothing_ran": "没有节点运行：没有可解释的内容",
+        "stopped_error": "这次反向传播因出错而中止：{error}",
+        "note": "注意：{note}",
     },
 }
 

@@ -44,6 +44,18 @@ def test_panels_ledger_graph_and_explain_in_chinese(zh):
     assert found == [], found
 
 
+def test_explain_with_a_gradient_argument_and_a_reused_input_in_chinese(zh):
+    for cell in (
+        "x = torch.tensor([2., 2., 2.], requires_grad=True)",
+        "y = x * x",
+        "y.backward(torch.tensor([0.1, 1.0, 10.0]))",
+    ):
+        assert zh.run_cell(cell).error is None
+    text = zh.run_cell("%explain y").visual
+    assert "传给 backward 的梯度" in text and "用了两次 x" in text
+    assert "the gradient given" not in text and "twice" not in text
+
+
 def test_english_stays_english(vs):
     vs.run_cell("x = torch.ones(2, requires_grad=True)")
     r = vs.run_cell("x.sum().backward()")
