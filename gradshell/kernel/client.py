@@ -184,6 +184,7 @@ class KernelSession(Prompts):
                 "unsafe": not self.checker,
                 "interactive": self.interactive,
                 "sandbox": self._sandbox_policy(),
+                "files": self.policy.to_dict(),
             }
         )
 

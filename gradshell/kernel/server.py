@@ -171,6 +171,17 @@ class Kernel:
         )
         self._tutor_sessions: set[int] = set()
 
+    def open_files_within(self, start: dict[str, Any]) -> None:
+        """torch.save/torch.load: relative paths in the writable directory, every path
+        inside it or the session's directories (the sandbox enforces the same)."""
+        from gradshell.shell.files import PathPolicy, make_opener
+        from gradshell.torch import serialization
+
+        files = dict(start.get("files") or {})
+        session_dir = Path(files.get("session_dir") or os.getcwd())
+        policy = PathPolicy(session_dir, [Path(p) for p in files.get("allowed", [])])
+        serialization.file_opener = make_opener(policy, Path(os.getcwd()))
+
     # -- learner-facing services ---------------------------------------------------------
     def _install_input(self, session: Any) -> None:
         """`input()` asks the front end for a line, as Python's asks the terminal."""
@@ -455,6 +466,7 @@ def main() -> int:
         kernel = Kernel(channel, start)
         layers = _confine(start)
         kernel.session.sandbox_layers = layers
+        kernel.open_files_within(start)
     except BaseException as exc:  # noqa: BLE001 - reported to the front end, then exit
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         if start.get("device", "cpu") != "cpu" and start.get("sandbox"):

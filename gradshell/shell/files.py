@@ -10,13 +10,14 @@ which holds the same policy and is the only process allowed to touch those files
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 
 class FileAccessError(Exception):
@@ -130,10 +131,48 @@ class LocalFiles:
         return path
 
 
+def make_opener(policy: PathPolicy, writable: Path) -> Callable[[str, str], BinaryIO]:
+    """How learner code's `torch.save`/`torch.load` open a path: relative paths are in
+    the writable directory (a file to read that is not there is looked for in the session
+    directory too); any path must lie in the writable directory or under the policy's
+    directories, else PermissionError in words a learner understands."""
+    roots = [writable.resolve(), *policy.roots()]
+
+    def opener(path: str, mode: str) -> BinaryIO:
+        raw = Path(path).expanduser()
+        if raw.is_absolute():
+            candidates = [raw]
+        elif "r" in mode:
+            candidates = [writable / raw, policy.session_dir / raw]
+        else:
+            candidates = [writable / raw]
+        for target in candidates:
+            resolved = target.resolve()
+            if not any(resolved == root or root in resolved.parents for root in roots):
+                raise PermissionError(
+                    errno.EACCES,
+                    f"{path} is outside the session directory ({policy.session_dir}); "
+                    "start gradshell with --allow-path DIR to use another directory",
+                )
+            if "r" in mode and not resolved.exists() and target is not candidates[-1]:
+                continue
+            return open(resolved, mode)  # noqa: SIM115 - the caller closes it
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+
+    return opener
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc)
 
 
-__all__ = ["GRAPHVIZ_MISSING", "FileAccessError", "FileService", "LocalFiles", "PathPolicy"]
+__all__ = [
+    "GRAPHVIZ_MISSING",
+    "FileAccessError",
+    "FileService",
+    "LocalFiles",
+    "PathPolicy",
+    "make_opener",
+]

@@ -129,7 +129,7 @@ _PRIVATE_PACKAGES = ("gradshell.shell", "gradshell.learn", "gradshell.replay")
 
 #: Public names of gradshell modules that are never exposed (file access and the like).
 HIDDEN_MODULE_ATTRS = frozenset(
-    {"save", "load", "from_file", "hub", "library", "classes", "ops", "jit", "compile", "cpp"}
+    {"from_file", "hub", "library", "classes", "ops", "jit", "compile", "cpp"}
 )
 
 #: Single-underscore attributes of PyTorch's classes that tutorials read (gradshell's

@@ -13,6 +13,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import CodeType
 from typing import Any, TextIO
 
@@ -204,6 +205,9 @@ class Session(Prompts):
         #: Where %save, %load and %graph --dot read and write (the session directory).
         self.files: FileService = files if files is not None else LocalFiles(PathPolicy.here())
         self.execution_count = 0
+        #: Where learner code's files go (torch.save); None: the session directory.
+        self.writable_dir: Path | None = None
+        self._opener: Callable[[str, str], Any] | None = None
         #: A learner at a terminal answers prompts (%step waits for Enter between steps).
         self.interactive = False
         #: The sandbox layers confining this session's process (set by the kernel).
@@ -458,6 +462,7 @@ class Session(Prompts):
     def _run_source(self, source: str, rule: str, filename: str, out: _Capture) -> Any:
         limits.install(self.limits)
         self._apply_style()
+        self._install_file_opener()
         try:
             codes = self._compile(source, rule, filename)
         except Refused as exc:
@@ -502,6 +507,20 @@ class Session(Prompts):
                     if "gradshell.core.limits" in sys.modules:
                         limits.install(self.limits)
         return None
+
+    def _install_file_opener(self) -> None:
+        """Point torch.save/torch.load at this session's directories (once loaded)."""
+        serialization = sys.modules.get("gradshell.torch.serialization")
+        if serialization is None or self.unsafe:
+            return
+        if self._opener is None:
+            from gradshell.shell.files import make_opener
+
+            policy = getattr(self.files, "policy", None)
+            if policy is None:  # the kernel's remote service: it sets `file_opener` itself
+                return
+            self._opener = make_opener(policy, self.writable_dir or policy.session_dir)
+        serialization.file_opener = self._opener
 
     def _run_magic(self, source: str) -> CellResult:
         from gradshell.shell import magics

@@ -200,3 +200,21 @@ def test_the_kernel_dies_with_its_front_end(tmp_path):
         time.sleep(0.1)
     os.kill(kernel_pid, signal.SIGKILL)
     raise AssertionError("the kernel outlived its front end")
+
+
+def test_torch_save_and_load_stay_in_the_sessions_directories(kernel, tmp_path):
+    out(kernel, "import torch\nw = torch.arange(3.)")
+    assert out(kernel, "torch.save(w, 'w.pt')") == ""
+    assert out(kernel, "torch.load('w.pt')") == "tensor([0., 1., 2.])\n"
+    assert (kernel.writable_dir / "w.pt").exists()
+    refused = out(kernel, "torch.save(w, '/tmp/elsewhere.pt')")
+    assert "PermissionError" in refused and "outside the session directory" in refused
+    assert not os.path.exists("/tmp/elsewhere.pt")
+
+
+def test_torch_load_reads_the_session_directory(tmp_path):
+    from gradshell import torch as gtorch
+
+    gtorch.save(gtorch.ones(2), str(tmp_path / "given.pt"))
+    with KernelSession(viz=False, policy=PathPolicy(tmp_path)) as k:
+        assert out(k, "import torch\ntorch.load('given.pt')") == "tensor([1., 1.])\n"

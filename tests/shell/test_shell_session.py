@@ -359,3 +359,13 @@ def test_after_cell_hooks_write_the_visual_channel(session):
     result = session.run_cell("x.sum().backward()")
     assert result.visual == "panel\n"
     assert result.output == ""
+
+
+def test_torch_save_and_load_in_process_stay_in_the_session_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    s = Session(viz=False)
+    assert s.run_cell("import torch\ntorch.save(torch.ones(2), 'a.pt')").output == ""
+    assert s.run_cell("torch.load('a.pt')").output == "tensor([1., 1.])\n"
+    refused = s.run_cell("torch.save(torch.ones(2), '../outside.pt')").output
+    assert "outside the session directory" in refused
+    assert not (tmp_path.parent / "outside.pt").exists()
