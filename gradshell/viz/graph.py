@@ -14,6 +14,7 @@ from typing import Any
 from gradshell.core.autograd import AccumulateGrad, SavedTensor
 from gradshell.core.tensor import Tensor
 from gradshell.viz.common import Namer, compact, display_name, number, shape_text
+from gradshell.viz.words import word
 
 #: Nodes drawn in the terminal before the rest is summarised.
 MAX_NODES = 80
@@ -51,8 +52,6 @@ _OPERANDS = ("self", "other")
 
 def none_edge_text(node: Any, i: int, namer: Namer) -> str:
     """Why edge `i` of `node` is None, naming the operand when the node saved it."""
-    from gradshell.viz.words import word
-
     what = word(None, "constant")
     saved = node._saved or node._legacy_kept or {}
     key = _OPERANDS[i] if i < len(_OPERANDS) else None
@@ -63,7 +62,7 @@ def none_edge_text(node: Any, i: int, namer: Namer) -> str:
     elif type(v) is SavedTensor and v.tensor is not None:
         name = namer.tensor(v.tensor)
         if name is not None:
-            what = f"{name}, which does not require grad"
+            what = word(None, "no_require", name=name)
     return f"[{i}] None ✂ " + word(None, "no_flow", what=what)
 
 
@@ -77,9 +76,7 @@ def saved_brief(node: Any, namer: Namer) -> str | None:
             except Exception:
                 continue
         if parts:
-            return "saved " + ", ".join(parts) + " (tensors freed by backward)"
-        from gradshell.viz.words import word
-
+            return word(None, "saved_freed", parts=", ".join(parts))
         return word(None, "freed")
     saved = node._saved
     if not saved:
@@ -90,18 +87,16 @@ def saved_brief(node: Any, namer: Namer) -> str | None:
             if v.tensor is not None:
                 parts.append(f"{name}={tensor_brief(v.tensor, namer)}")
             else:
-                parts.append(f"{name}=its own result")
+                parts.append(f"{name}={word(None, 'own_result')}")
         elif isinstance(v, bool | int | float):
             parts.append(f"{name}={number(v)}")
         else:
             parts.append(f"{name}={type(v).__name__}")
-    return "saved " + ", ".join(parts)
+    return word(None, "saved", parts=", ".join(parts))
 
 
 def leaf_brief(t: Any, namer: Namer) -> str:
     """'x  [2, 2] float32  value [[1., 1.], [1., 1.]]  grad None'."""
-    from gradshell.viz.words import word
-
     text = f"{namer.label(t)}  {shape_text(t._data.shape)} {t._dtype.name}"
     if t._data.size <= SMALL:
         text += f"  {word(None, 'value')} {compact(t)}"
@@ -143,10 +138,7 @@ def cut_off(root: Any, namer: Namer, namespace: dict) -> list[str]:
             if _shares(value._data, arr):
                 seen.add(id(value))
                 who = namer.label(owner)
-                out.append(
-                    f"{name} shares data with {who} but is outside the graph "
-                    "(detach(), .data or no_grad): no gradient flows to it"
-                )
+                out.append(word(None, "shares", name=name, who=who))
     return out
 
 
@@ -168,14 +160,9 @@ def graph_view(t: Tensor, namer: Namer, namespace: dict | None = None) -> Any:
     if t._grad_fn is None:
         if t._requires_grad:
             return Text(
-                f"{label} is a leaf that requires grad: it has no grad_fn; backward passes "
-                f"end in its AccumulateGrad, which adds into {label}.grad\n"
-                f"AccumulateGrad → {leaf_brief(t, namer)}"
+                word(None, "leaf_graph", label=label) + f"\nAccumulateGrad → {leaf_brief(t, namer)}"
             )
-        return Text(
-            f"{label} does not require grad, so it has no graph (grad_fn is None): it was "
-            "made from tensors that do not require grad, under torch.no_grad(), or by detach()"
-        )
+        return Text(word(None, "no_graph", label=label))
     root = t._grad_fn
     ids = node_ids(root)
     tree = Tree(_title(root, namer, ids, t._output_nr), guide_style="dim")
@@ -183,14 +170,10 @@ def graph_view(t: Tensor, namer: Namer, namespace: dict | None = None) -> Any:
     count = [0]
     _grow(tree, root, namer, ids, drawn, count)
     hidden = [len(ids) - 1 - count[0]]
-    from gradshell.viz.words import word
-
     parts: list[Any] = [Text(word(None, "graph_header", label=label))]
     parts.append(tree)
     if hidden[0]:
-        parts.append(
-            Text(f"… {hidden[0]} more node(s) not drawn; %graph {label} --dot FILE has them all")
-        )
+        parts.append(Text(word(None, "more_nodes", n=hidden[0], label=label)))
     for line in cut_off(root, namer, namespace or {}):
         parts.append(Text("✂ " + line, style="yellow"))
     return Group(*parts)
@@ -230,7 +213,7 @@ def _grow(tree: Any, node: Any, namer: Namer, ids: dict, drawn: set, count: list
             if nxt in drawn:
                 line = Text(f"[{i}] ")
                 line.append(f"#{ids[nxt]} {display_name(nxt)}", style="bold")
-                line.append(f" (see #{ids[nxt]}: this input is used again)", style="dim")
+                line.append(f" ({word(None, 'used_again', n=ids[nxt])})", style="dim")
                 branch.add(line)
                 continue
             if count[0] >= MAX_NODES:

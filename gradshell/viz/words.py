@@ -73,6 +73,24 @@ WORDS: dict[str, dict[str, str]] = {
         "nothing_ran": "no node ran: nothing to explain",
         "stopped_error": "this pass stopped with an error: {error}",
         "note": "note: {note}",
+        "no_require": "{name}, which does not require grad",
+        "saved": "saved {parts}",
+        "saved_freed": "saved {parts} (tensors freed by backward)",
+        "own_result": "its own result",
+        "shares": (
+            "{name} shares data with {who} but is outside the graph "
+            "(detach(), .data or no_grad): no gradient flows to it"
+        ),
+        "leaf_graph": (
+            "{label} is a leaf that requires grad: it has no grad_fn; backward passes end in "
+            "its AccumulateGrad, which adds into {label}.grad"
+        ),
+        "no_graph": (
+            "{label} does not require grad, so it has no graph (grad_fn is None): it was made "
+            "from tensors that do not require grad, under torch.no_grad(), or by detach()"
+        ),
+        "more_nodes": "… {n} more node(s) not drawn; %graph {label} --dot FILE has them all",
+        "used_again": "see #{n}: this input is used again",
     },
     "zh": {
         "first_gradient": "第一次得到梯度",
@@ -129,6 +147,23 @@ WORDS: dict[str, dict[str, str]] = {
         "nothing_ran": "没有节点运行：没有可解释的内容",
         "stopped_error": "这次反向传播因出错而中止：{error}",
         "note": "注意：{note}",
+        "no_require": "{name}，它不要求梯度",
+        "saved": "保存了 {parts}",
+        "saved_freed": "保存了 {parts}（张量已被 backward 释放）",
+        "own_result": "它自己的结果",
+        "shares": (
+            "{name} 和 {who} 共用数据，但它在计算图之外（detach()、.data 或 no_grad）：没有梯度流向它"
+        ),
+        "leaf_graph": (
+            "{label} 是要求梯度的叶子：它没有 grad_fn；反向传播走到它的 AccumulateGrad 为止，"
+            "由它把梯度加进 {label}.grad"
+        ),
+        "no_graph": (
+            "{label} 不要求梯度，所以没有计算图（grad_fn 是 None）：它是由不要求梯度的张量算出来的，"
+            "或是在 torch.no_grad() 里算的，或是 detach() 得到的"
+        ),
+        "more_nodes": "……还有 {n} 个节点没有画出来；%graph {label} --dot FILE 可以导出全部",
+        "used_again": "见 #{n}：这个输入又用了一次",
     },
 }
 

@@ -11,7 +11,8 @@ from gradshell.viz import panels
 
 ENGLISH_CHROME = re.compile(
     r"first gradient|backward #|zeroed|every change|grad_fn graph|what out|why |each of|"
-    r"\bfrom \w|\(leaf\)|\bvalue \[|set to None|gradients recorded"
+    r"\bfrom \w|\(leaf\)|\bvalue \[|set to None|gradients recorded|shares data|is a leaf|"
+    r"used again|saved |does not require"
 )
 
 
@@ -33,6 +34,10 @@ def test_panels_ledger_graph_and_explain_in_chinese(zh):
         "%ledger",
         "%graph out",
         "%explain out",
+        "d = x.detach()",
+        "%graph (x * x).sum()",
+        "%graph x",
+        "%graph d",
     ):
         r = zh.run_cell(cell)
         assert r.error is None, r.output
