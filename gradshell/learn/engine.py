@@ -480,6 +480,8 @@ class Tutor:
             if low == "help":
                 self.say(self.t("play_prompt_help"))
                 return
+            if self.inspect(text):
+                return
             self.run_code(text, check=False)
             return
         if low in COMMANDS or low == "nxt":
@@ -490,7 +492,23 @@ class Tutor:
             return
         if not word:
             return
+        if self.inspect(text):
+            return
         self.run_code(text, check=self.mode is Mode.STEP)
+
+    def inspect(self, text: str) -> bool:
+        """`x?` / `torch.ones?`: the object's help, as at the shell's prompt (True if it
+        was such a request)."""
+        from gradshell.shell.repl import inspect_request
+
+        name = inspect_request(text)
+        if name is None or self.runtime is None:
+            return False
+        from gradshell.shell.completion import describe_name
+
+        found = describe_name(self.runtime.session, name)
+        self.say(found if found is not None else f"Object `{name}` not found.")
+        return True
 
     def command(self, name: str) -> None:
         """Run a lesson command."""

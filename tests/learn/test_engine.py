@@ -359,3 +359,11 @@ def _only_looks(source: str) -> bool:
         )
         for s in tree.body
     )
+
+
+def test_object_help_in_a_lesson(tmp_path):
+    me = Learner(tmp_path)
+    text = me.type("torch.ones?")
+    assert "Signature:   ones(*size" in text and "SyntaxError" not in text
+    assert me.tutor.attempts == 0  # looking something up is not an attempt at the step
+    assert "Help on torch.ones:" in me.type("help(torch.ones)")
