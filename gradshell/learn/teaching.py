@@ -114,7 +114,9 @@ def check_lessons(names: list[str], course: list[Lesson]) -> int:
         result = replay_in_kernel(lesson)
         count = len(result.examples)
         if result.ok:
-            print(f"{lesson.path}: ok ({len(lesson.steps)} steps, {count} statements replayed)")
+            steps = len(lesson.steps)
+            plural = "" if steps == 1 else "s"
+            print(f"{lesson.path}: ok ({steps} step{plural}, {count} statements replayed)")
             continue
         failed += 1
         sys.stdout.write(render(session_report(result), color=False))

@@ -162,3 +162,27 @@ def test_chinese_lesson_text_wraps_by_width_in_a_narrow_terminal(tmp_path):
         assert "first gradient" not in screen and "backward #" not in screen
     finally:
         t.kill()
+
+
+def test_teachers_commands_in_a_terminal(tmp_path):
+    import json
+
+    data = tmp_path / "data"
+    store = ProgressStore(data / "learn" / "progress.json")
+    store.load()
+    store.record("graph", step="first-node", done="leaf")
+    t = terminal.Terminal(data, "learn", "--export", "-", "--learner", "Ada", "--lang", "en")
+    text = t.eof()
+    report = json.loads(text[text.index("{") :])
+    assert report["learner"] == "Ada" and report["lessons"][1]["done"] == ["leaf"]
+    transcript = tmp_path / "add.gsh"
+    transcript.write_text(
+        "# Adding up\n>>> x = torch.ones(2, requires_grad=True)\n>>> x.sum().backward()\n"
+        ">>> x.grad\ntensor([1., 1.])\n",
+        encoding="utf-8",
+    )
+    lesson_file = tmp_path / "11-add.toml"
+    t = terminal.Terminal(data, "learn", "--new", str(transcript), "--out", str(lesson_file))
+    assert "Lesson drafted in" in t.eof()
+    t = terminal.Terminal(data, "learn", "--check", str(lesson_file))
+    assert "ok (1 step, 4 statements replayed)" in t.eof()
