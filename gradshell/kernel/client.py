@@ -537,41 +537,32 @@ class KernelSession(Prompts):
         return line.rstrip("\n")
 
     # -- completion ----------------------------------------------------------------------
-    def complete(self, text: str) -> list[tuple[str, int, str]]:
-        """Completions for the text before the cursor, from the kernel's namespace."""
+    def _ask(self, op: str, limit: float, **args: Any) -> dict[str, Any]:
+        """A short request between cells; {} (and a fresh kernel) if the kernel failed."""
         try:
             self.wait_ready()
-            reply = self._exchange(
-                {"type": "request", "op": "complete", "text": text}, [], limit=2.0
-            )
+            return self._exchange({"type": "request", "op": op, **args}, [], limit)
         except (KernelLost, KernelStartError):
             self._restart_quietly()
-            return []
+            return {}
+
+    def complete(self, text: str) -> list[tuple[str, int, str]]:
+        """Completions for the text before the cursor, from the kernel's namespace."""
         items = []
-        for item in reply.get("items", []):
+        for item in self._ask("complete", 2.0, text=text).get("items", []):
             if isinstance(item, list) and len(item) == 3:
                 items.append((str(item[0]), int(item[1]), str(item[2])))
         return items
 
     def inspect(self, name: str) -> str | None:
         """What `name?` shows, from the kernel (None when the name is unknown)."""
-        try:
-            self.wait_ready()
-            reply = self._exchange({"type": "request", "op": "inspect", "name": name}, [], 2.0)
-        except (KernelLost, KernelStartError):
-            self._restart_quietly()
-            return None
-        text = reply.get("text")
+        text = self._ask("inspect", 2.0, name=name).get("text")
         return text if isinstance(text, str) else None
 
     def set_time_limit(self, limit: float | None) -> None:
         """Change the per-statement time limit (for the REPL after a program with -i)."""
         self.time_limit = limit
-        try:
-            self.wait_ready()
-            self._exchange({"type": "request", "op": "set", "time_limit": limit}, [], 5.0)
-        except (KernelLost, KernelStartError):
-            self._restart_quietly()
+        self._ask("set", 5.0, time_limit=limit)
 
     # -- recovery ------------------------------------------------------------------------
     def _restart_quietly(self) -> None:
