@@ -4,7 +4,8 @@ expected text.
 A notebook is one session (one kernel runs all its cells), replayed with Jupyter's
 display rules (`prompt="jupyter"`: only a cell's last expression is shown, in IPython's
 form, without `Out[n]:`). The expected text of a cell is what it printed (stdout and
-stderr streams), its result (`text/plain`), and an error's traceback, in order; display
+stderr streams), its result (`text/plain`), and an error's exception line (IPython draws
+its traceback differently; the stack lines are not compared), in order; display
 data (the visual panels, pictures) is not compared, as the terminal's visual channel is
 not. The file is read as JSON (nbformat 4); no notebook library is needed.
 """
@@ -12,13 +13,12 @@ not. The file is read as JSON (nbformat 4); no notebook library is needed.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from gradshell.replay.model import Example, Transcript, TranscriptError, TranscriptSession
 from gradshell.replay.parser import NOTEBOOK_SUFFIXES
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+TRACEBACK = "Traceback (most recent call last):"
 
 
 def _text(value: Any) -> str:
@@ -42,10 +42,10 @@ def cell_output_text(outputs: list[Any]) -> str:
             plain = _text(data.get("text/plain"))
             parts.append(plain if plain.endswith("\n") else plain + "\n")
         elif kind == "error":
-            trace = "\n".join(_ANSI.sub("", _text(line)) for line in output.get("traceback", []))
-            parts.append(
-                trace + "\n" if trace else f"{output.get('ename')}: {output.get('evalue')}\n"
-            )
+            # IPython draws its own traceback; what both agree on is the exception line
+            # (the matcher skips the stack lines of a traceback).
+            head = f"{output.get('ename')}: {output.get('evalue')}".rstrip(": ")
+            parts.append(f"{TRACEBACK}\n...\n{head}\n")
     return "".join(parts)
 
 
