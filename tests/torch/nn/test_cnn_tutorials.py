@@ -6,6 +6,8 @@ program (NAME.expected.txt), and live when PyTorch is installed.
   Linear layers, MSELoss, a manual update and SGD steps).
 * mnist_example.py: pytorch/examples' MNIST Net (two convolutions, max pooling, dropout,
   log_softmax, nll_loss) trained with Adadelta and StepLR, on a seeded random batch.
+* d2l_cnn.py: Dive into Deep Learning's convolution chapters (corr2d by hand, learning a
+  kernel, padding and stride, pooling, LeNet with batch normalization).
 
 Known difference: in lenet.py the full-precision `loss.item()` of the third SGD step
 differs in its last digits (PyTorch's convolution adds in another order); the comparison
@@ -23,7 +25,7 @@ from support.tutorials import normalise, run_in_gradshell, run_in_pytorch
 
 PROGRAMS = Path(__file__).parent / "programs"
 PROGRAM = PROGRAMS / "lenet.py"
-NAMES = ["lenet", "mnist_example"]
+NAMES = ["lenet", "mnist_example", "d2l_cnn"]
 _FULL_FLOAT = re.compile(r"-?\d+\.\d{10,}")
 
 
