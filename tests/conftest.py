@@ -42,12 +42,13 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    """The slow tiers are left out (deselected, not skipped) unless --run-slow."""
     if config.getoption("--run-slow"):
         return
-    skip = pytest.mark.skip(reason="slow tier: run with --run-slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+    slow = [item for item in items if "slow" in item.keywords]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if "slow" not in item.keywords]
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -127,6 +127,7 @@ def test_large_sums_split_across_threads(n, nthreads):
     ],
 )
 @pytest.mark.parametrize("nthreads", [1, 2, 4])
+@pytest.mark.slow  # megabytes of PyTorch's answers: compared live only (CI: --run-slow)
 def test_large_dim_sums(shape, dims, nthreads):
     a = values(np.random.default_rng(len(shape) + nthreads), int(np.prod(shape)), "normal")
     a = a.astype(np.float32).reshape(shape)

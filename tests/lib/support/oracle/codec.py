@@ -116,6 +116,28 @@ def decode(data):
     raise ValueError(f"unknown recorded value: {data!r}")
 
 
+_STRUCTSEQ: dict[tuple, type] = {}
+
+
+def structseq_class(module: str, name: str, fields: list) -> type:
+    """A stand-in for a torch.return_types class (values, indices): a tuple with named
+    fields that prints like PyTorch's."""
+    key = (module, name, tuple(fields))
+    if key not in _STRUCTSEQ:
+
+        def __repr__(self) -> str:
+            body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self, strict=False))
+            return f"{module}.{name}(\n{body})"
+
+        attrs = {"__slots__": (), "__module__": module, "__repr__": __repr__}
+        attrs["__match_args__"] = tuple(fields)
+        attrs["n_fields"] = attrs["n_sequence_fields"] = len(fields)
+        for i, f in enumerate(fields):
+            attrs[f] = property(lambda self, i=i: self[i])
+        _STRUCTSEQ[key] = type(name, (tuple,), attrs)
+    return _STRUCTSEQ[key]
+
+
 # -- exceptions and warnings ----------------------------------------------------------------------
 
 

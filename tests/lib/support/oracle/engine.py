@@ -10,14 +10,18 @@ from __future__ import annotations
 import importlib
 import math
 import operator
+import sys
 import types
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from support.oracle import codec
 from support.oracle.log import ORACLE_DIR, TESTS_DIR, Log, read, recording_path, write
 from support.oracle.proxy import BINARY, COMPARE, CallableProxy, Proxy, proxy_class
+
+_HERE = str(Path(__file__).resolve().parent)
 
 
 class Mismatch(BaseException):
@@ -250,6 +254,11 @@ class Oracle:
         """(what the test gets, the event's kind and payload) for a real result."""
         if codec.is_plain(result):
             return result, "v", codec.encode(result)
+        seq = _sequence_kind(result)
+        if seq is not None:  # tuples of tensors stay tuples (of proxies)
+            parts = [self._wrap(log, v) for v in result]
+            value = _build_sequence(seq, [p[0] for p in parts])
+            return value, "s", [seq, [[kind, payload] for _, kind, payload in parts]]
         known = log.find_real(result)
         if known is None:
             for name, root in self.roots.items():
@@ -316,27 +325,27 @@ class Oracle:
         for category, message, filename, lineno in caught:
             cls = codec.decode_class(category)
             _show(warnings.WarningMessage(cls(message), cls, _local(filename), lineno))
+        if kind == "x":
+            raise codec.decode_exception(payload)
+        return self._answer(log, kind, payload)
+
+    def _answer(self, log: Log, kind: str, payload):
+        """What a recorded (non-exception) answer gives the test."""
         if kind == "v":
             return codec.decode(payload)
         if kind == "r":
             return self._resolve(log, payload)
-        if kind == "p":
-            return self._new_proxy(log, None, payload)
-        raise codec.decode_exception(payload)
+        if kind == "s":
+            items = [self._answer(log, k, p) for k, p in payload[1]]
+            return _build_sequence(payload[0], items)
+        return self._new_proxy(log, None, payload)
 
     def _replay_callback(self, log: Log, event: list) -> None:
         index = int(event[0][2:])
         if index >= len(log.callables):
             log.broken = f"{log.key}: PyTorch calls back a function this run never gave it"
             raise Mismatch(log.broken)
-        args = []
-        for kind, payload in event[2]:
-            if kind == "v":
-                args.append(codec.decode(payload))
-            elif kind == "r":
-                args.append(self._resolve(log, payload))
-            else:
-                args.append(self._new_proxy(log, None, payload))
+        args = [self._answer(log, kind, payload) for kind, payload in event[2]]
         try:
             log.callables[index](*args)
         except Exception:  # noqa: BLE001 - PyTorch's own answer (recorded next) carries it
@@ -379,6 +388,26 @@ class Oracle:
         return problem
 
 
+def _sequence_kind(value):
+    """'tuple', 'list', or [module, name, fields] of a torch.return_types result."""
+    kind = type(value)
+    if kind is tuple:
+        return "tuple"
+    if kind is list:
+        return "list"
+    if isinstance(value, tuple) and hasattr(kind, "n_fields"):
+        return [kind.__module__, kind.__name__, list(getattr(kind, "__match_args__", ()))]
+    return None
+
+
+def _build_sequence(seq, items: list):
+    if seq == "tuple":
+        return tuple(items)
+    if seq == "list":
+        return items
+    return codec.structseq_class(*seq)(items)
+
+
 class _Capture:
     """Catches the warnings PyTorch shows during one operation (through the same
     `showwarning` Python's filters and once-per-location registries lead to), and shows
@@ -391,6 +420,16 @@ class _Capture:
         return self.caught
 
     def _catch(self, message, category, filename, lineno, file=None, line=None) -> None:
+        if str(filename).startswith(_HERE):  # PyTorch blamed its caller: the test's line
+            frame, seen = sys._getframe(1), False
+            while frame is not None:
+                inside = frame.f_code.co_filename.startswith(_HERE)
+                if seen and not inside:
+                    break
+                seen = seen or inside
+                frame = frame.f_back
+            if frame is not None:
+                filename, lineno = frame.f_code.co_filename, frame.f_lineno
         self.caught.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
 
     def __exit__(self, *exc) -> None:
