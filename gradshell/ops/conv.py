@@ -44,12 +44,19 @@ def conv_output_size(size: int, kernel: int, stride: int, pad: int, dil: int) ->
 
 
 def windows(xp, data, kernel: tuple, stride: tuple, dil: tuple, out: tuple):
-    """A (N, C, Ho, Wo, kh, kw) view of padded (N, C, H, W) data: the receptive field
-    of every output position."""
-    sn, sc, sh, sw = data.strides
-    shape = (data.shape[0], data.shape[1], out[0], out[1], kernel[0], kernel[1])
-    strides = (sn, sc, sh * stride[0], sw * stride[1], sh * dil[0], sw * dil[1])
-    return xp.lib.stride_tricks.as_strided(data, shape=shape, strides=strides)
+    """A (N, C, Ho, Wo, kh, kw) array of padded (N, C, H, W) data: the receptive field
+    of every output position (one strided slice per kernel tap, so any array module
+    holding the data can build it)."""
+    taps = []
+    for i in range(kernel[0]):
+        r0 = i * dil[0]
+        rows = slice(r0, r0 + stride[0] * (out[0] - 1) + 1, stride[0])
+        for j in range(kernel[1]):
+            c0 = j * dil[1]
+            cols = slice(c0, c0 + stride[1] * (out[1] - 1) + 1, stride[1])
+            taps.append(data[:, :, rows, cols])
+    stacked = xp.stack(taps, axis=-1)
+    return stacked.reshape(data.shape[:2] + tuple(out) + tuple(kernel))
 
 
 def scatter_windows(xp, gwin, padded_shape: tuple, stride: tuple, dil: tuple):

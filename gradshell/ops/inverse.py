@@ -8,7 +8,10 @@ again (as in PyTorch, its own graph starts with NegBackward0).
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradshell.core import dtypes
+from gradshell.core.device import to_numpy
 from gradshell.ops import linalg
 from gradshell.ops.base import (
     FLOAT,
@@ -92,15 +95,18 @@ def _compute(a: Tensor, check_errors: bool):
     for s in shape[:-2]:
         batch *= s
     flat = d.reshape((batch, n, n))
-    infos = [_first_zero_pivot(xp, m) if n else 0 for m in flat]
+    # the pivot search is a host-side check (a few scalar decisions per column)
+    host = to_numpy(flat)
+    infos = [_first_zero_pivot(np, host[i]) if n else 0 for i in range(batch)]
     batched = d.ndim > 2
     out = xp.empty_like(flat)
-    for i, (m, info) in enumerate(zip(flat, infos, strict=True)):
+    for i in range(batch):
+        info = infos[i]
         if info == 0 and n:
             try:
-                out[i] = xp.linalg.inv(m)
+                out[i] = xp.linalg.inv(flat[i])
                 continue
-            except Exception:  # noqa: BLE001 - LAPACK found a zero pivot our LU missed
+            except np.linalg.LinAlgError:  # LAPACK found a zero pivot our LU missed
                 info = infos[i] = n
         if info:
             if check_errors:
