@@ -186,3 +186,15 @@ def test_teachers_commands_in_a_terminal(tmp_path):
     assert "Lesson drafted in" in t.eof()
     t = terminal.Terminal(data, "learn", "--check", str(lesson_file))
     assert "ok (1 step, 4 statements replayed)" in t.eof()
+
+
+def test_a_lessons_reset_restores_fresh_print_options_in_a_terminal(tmp_path):
+    t = Terminal(tmp_path / "data")
+    try:
+        t.read_until(prompt("(5.1) >>>"))
+        t.type("torch.set_printoptions(precision=1)", "(5.1) >>>")
+        assert "tensor([0.3])" in t.type("torch.tensor([1/3])", "(5.1) >>>")
+        t.type("reset", "(5.1) >>>")
+        assert "tensor([0.3333])" in t.type("torch.tensor([1/3])", "(5.1) >>>")
+    finally:
+        t.kill()

@@ -129,3 +129,27 @@ def test_counters_time_who_viz_predict_and_chinese_in_a_terminal(tmp_path):
         assert "第 4 次反向传播" in screen and "backward #" not in screen
     finally:
         t.close()
+
+
+def test_explain_shows_broadcast_sums_and_the_learners_names_in_a_terminal(tmp_path):
+    t = Terminal(tmp_path)
+    try:
+        for line in (
+            "import torch",
+            "x = torch.ones(3)",
+            "w = torch.ones(3, 2, requires_grad=True)",
+            "b = torch.zeros(2, requires_grad=True)",
+            "out = (torch.matmul(x, w) + b).sum()",
+        ):
+            assert "Error" not in t.type(line)
+        assert "shares data" not in t.type("%graph out")
+        t.type("out.backward()")
+        t.type("s = torch.tensor(0.5, requires_grad=True)")
+        t.type("loss = (torch.tensor([1., 2., 3.]) * s).mean()")
+        t.type("loss.backward()")
+        screen = t.type("%explain loss")
+        assert "sum(0.3333 · [1., 2., 3.]) = 2" in screen and "broadcast to 3 elements" in screen
+        screen = t.type("%explain out")
+        assert "x @ w" in screen and "c @ w" not in screen and "no formula" not in screen
+    finally:
+        t.close()
