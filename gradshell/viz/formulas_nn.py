@@ -200,4 +200,39 @@ def _select(c: Ctx) -> Formula:
     )
 
 
+@_register("CatBackward0")
+def _cat(c: Ctx) -> Formula:
+    dim, sizes = c.attr("dim"), list(c.attr("sizes"))
+    locals_: list[Local | None] = []
+    start = 0
+    for size in sizes:
+        if size is None:
+            locals_.append(None)
+            continue
+
+        def apply(g: np.ndarray, lo: int = start, n: int = size) -> np.ndarray:
+            index = [slice(None)] * g.ndim
+            index[dim % g.ndim] = slice(lo, lo + n)
+            return g[tuple(index)]
+
+        rhs = f"grad[{start}:{start + size}] along dim {dim}"
+        locals_.append(Local(rhs, kind="map", apply=apply))
+        start += size
+    names = ", ".join(c.sym(i) for i in range(len(sizes)))
+    return Formula(f"cat([{names}], dim={dim})", locals_)
+
+
+@_register("StackBackward0")
+def _stack(c: Ctx) -> Formula:
+    dim = c.attr("dim")
+    count = len(c.attr("needs"))
+
+    def pick(i: int) -> Any:
+        return lambda g: np.take(g, i, axis=dim % g.ndim)
+
+    locals_ = [Local(f"grad[{i}] along dim {dim}", kind="map", apply=pick(i)) for i in range(count)]
+    names = ", ".join(c.sym(i) for i in range(count))
+    return Formula(f"stack([{names}], dim={dim})", locals_)
+
+
 __all__: list[str] = []
