@@ -235,4 +235,21 @@ def _stack(c: Ctx) -> Formula:
     return Formula(f"stack([{names}], dim={dim})", locals_)
 
 
+@_register("MaxPool2DWithIndicesBackward0")
+def _max_pool(c: Ctx) -> Formula:
+    x = c.saved("self")
+    where = c.saved("result1").astype(np.int64)
+    shape = x.shape
+
+    def apply(g: np.ndarray) -> np.ndarray:
+        planes = int(np.prod(shape[:-2]))
+        out = np.zeros((planes, shape[-2] * shape[-1]), dtype=np.float64)
+        rows = np.repeat(np.arange(planes), where[..., :, :].size // max(planes, 1))
+        np.add.at(out, (rows, where.reshape(-1)), g.reshape(-1))
+        return out.reshape(shape)
+
+    rhs = "grad sent to the element each window took (0 elsewhere)"
+    return Formula(f"max_pool2d({c.sym(0)})", [Local(rhs, kind="map", apply=apply)])
+
+
 __all__: list[str] = []

@@ -3,7 +3,7 @@ formula agrees with what the node computed (a formula that disagrees is dropped,
 this test would catch as a missing one).
 
 Not covered yet (they show the gradient they computed, without a formula): the nodes of
-convolutional networks — ConvolutionBackward0, MaxPool2DWithIndicesBackward0,
+convolutional networks — ConvolutionBackward0,
 AvgPool2DBackward0, NativeBatchNormBackward0."""
 
 from __future__ import annotations
@@ -89,6 +89,11 @@ PROGRAMS = [
         ],
         "(torch.cat([a, b, a * 2]) * torch.arange(5.)).sum() + "
         "(torch.stack([a, a * 3], dim=1) * torch.tensor([[1., 2.], [3., 4.]])).sum()",
+    ),
+    (
+        "max pooling",
+        ["torch.manual_seed(0)", "img = torch.randn(2, 3, 4, 4, requires_grad=True)"],
+        "(torch.nn.functional.max_pool2d(img, 2) * torch.arange(24.).view(2, 3, 2, 2)).sum()",
     ),
     (
         "fitting a line by hand",
