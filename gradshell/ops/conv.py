@@ -1,6 +1,7 @@
-"""2-D convolution (`F.conv2d`, behind `nn.Conv2d`): stride, padding (numbers, 'valid',
-'same'), dilation, groups and bias, with PyTorch's node `ConvolutionBackward0` and, for
-gradients taken with create_graph=True, `ConvolutionBackwardBackward0`.
+"""Convolution (`F.conv2d` and `F.conv1d`, behind `nn.Conv2d` and `nn.Conv1d`; 1-d runs as
+images of height 1): stride, padding (numbers, 'valid', 'same'), dilation, groups and bias,
+with PyTorch's node `ConvolutionBackward0` and, for gradients taken with
+create_graph=True, `ConvolutionBackwardBackward0`.
 
 The forward reads the input through a strided window view (no copy) and contracts it with
 the weight; the input gradient scatters the window gradients back, one kernel tap at a
@@ -24,7 +25,7 @@ from gradshell.ops.base import (
     wrap,
 )
 
-__all__ = ["conv2d", "pair", "conv_output_size"]
+__all__ = ["conv1d", "conv2d", "pair", "conv_output_size"]
 
 
 def pair(value, name: str = "") -> tuple:
@@ -135,12 +136,41 @@ def _conv_weight_grad(xp, x, g, w_shape, pads, stride, dil, groups):
 
 
 class _ConvParams:
-    """The geometry shared by a convolution's nodes."""
+    """The geometry shared by a convolution's nodes (nd: 1 for conv1d, whose arrays are
+    computed as images of height 1)."""
 
-    __slots__ = ("pads", "stride", "dil", "groups")
+    __slots__ = ("pads", "stride", "dil", "groups", "nd")
 
-    def __init__(self, pads, stride, dil, groups) -> None:
+    def __init__(self, pads, stride, dil, groups, nd: int = 2) -> None:
         self.pads, self.stride, self.dil, self.groups = pads, stride, dil, groups
+        self.nd = nd
+
+
+def _lift(a, p: _ConvParams):
+    """A conv1d array (N, C, L) as the (N, C, 1, L) image the kernels work on."""
+    return a[:, :, None, :] if p.nd == 1 else a
+
+
+def _drop(a, p: _ConvParams):
+    """The inverse of _lift."""
+    return a[:, :, 0, :] if p.nd == 1 else a
+
+
+def _grads(g: Tensor, x: Tensor, w: Tensor, p: _ConvParams, needs: tuple):
+    """(∂x, ∂w, ∂b) of a convolution, given its output gradient g."""
+    xp = array_module(g._data)
+    gd, xd, wd = _lift(g._data, p), _lift(x._data, p), _lift(w._data, p)
+    need_x, need_w, need_b = needs
+    gx = gw = gb = None
+    if need_x:
+        r = _conv_input_grad(xp, gd, wd, xd.shape, *_geo(p))
+        gx = wrap(as_array(_drop(r, p)), x._dtype)
+    if need_w:
+        r = _conv_weight_grad(xp, xd, gd, wd.shape, *_geo(p))
+        gw = wrap(as_array(_drop(r, p)), w._dtype)
+    if need_b:
+        gb = wrap(as_array(gd.sum(axis=(0, 2, 3))), g._dtype)
+    return gx, gw, gb
 
 
 class ConvolutionBackward0(Node):
@@ -151,24 +181,9 @@ class ConvolutionBackward0(Node):
     def backward(self, g):
         x = self.saved("input")
         w = self.saved("weight")
-        p = self.params
-        need_x, need_w, need_b = self.needs
         if grad_mode.state.enabled:  # create_graph: the gradients are differentiable too
-            return _conv_backward_graph(g, x, w, p, self.needs)
-        xp = array_module(g._data)
-        gd = g._data
-        gx = gw = gb = None
-        if need_x:
-            gx = wrap(
-                as_array(_conv_input_grad(xp, gd, w._data, x._data.shape, *_geo(p))), x._dtype
-            )
-        if need_w:
-            gw = wrap(
-                as_array(_conv_weight_grad(xp, x._data, gd, w._data.shape, *_geo(p))), w._dtype
-            )
-        if need_b:
-            gb = wrap(as_array(gd.sum(axis=(0, 2, 3))), g._dtype)
-        return gx, gw, gb
+            return _conv_backward_graph(g, x, w, self.params, self.needs)
+        return _grads(g, x, w, self.params, self.needs)
 
 
 def _geo(p: _ConvParams) -> tuple:
@@ -189,43 +204,31 @@ class ConvolutionBackwardBackward0(Node):
         w = self.saved("weight")
         p = self.params
         xp = array_module(g._data)
+        gd, xd, wd = _lift(g._data, p), _lift(x._data, p), _lift(w._data, p)
         need_g, need_x, need_w = self.needs
         dg = dx = dw = None
         if need_g:
-            acc = xp.zeros(g._data.shape, g._data.dtype)
+            acc = xp.zeros(gd.shape, gd.dtype)
             if ggx is not None:
-                acc = acc + _conv_forward(xp, ggx._data, w._data, *_geo(p))
+                acc = acc + _conv_forward(xp, _lift(ggx._data, p), wd, *_geo(p))
             if ggw is not None:
-                acc = acc + _conv_forward(xp, x._data, ggw._data, *_geo(p))
+                acc = acc + _conv_forward(xp, xd, _lift(ggw._data, p), *_geo(p))
             if ggb is not None:
                 acc = acc + ggb._data.reshape(1, -1, 1, 1)
-            dg = wrap(as_array(acc), g._dtype)
+            dg = wrap(as_array(_drop(acc, p)), g._dtype)
         if need_x and ggw is not None:
-            dx = wrap(
-                as_array(_conv_input_grad(xp, g._data, ggw._data, x._data.shape, *_geo(p))),
-                x._dtype,
-            )
+            r = _conv_input_grad(xp, gd, _lift(ggw._data, p), xd.shape, *_geo(p))
+            dx = wrap(as_array(_drop(r, p)), x._dtype)
         if need_w and ggx is not None:
-            dw = wrap(
-                as_array(_conv_weight_grad(xp, ggx._data, g._data, w._data.shape, *_geo(p))),
-                w._dtype,
-            )
+            r = _conv_weight_grad(xp, _lift(ggx._data, p), gd, wd.shape, *_geo(p))
+            dw = wrap(as_array(_drop(r, p)), w._dtype)
         return dg, dx, dw
 
 
 def _conv_backward_graph(g: Tensor, x: Tensor, w: Tensor, p: _ConvParams, needs: tuple):
     """ConvolutionBackward0 under create_graph=True: the three gradients as outputs of one
     ConvolutionBackwardBackward0 node."""
-    xp = array_module(g._data)
-    gd = g._data
-    need_x, need_w, need_b = needs
-    gx = gw = gb = None
-    if need_x:
-        gx = wrap(as_array(_conv_input_grad(xp, gd, w._data, x._data.shape, *_geo(p))), x._dtype)
-    if need_w:
-        gw = wrap(as_array(_conv_weight_grad(xp, x._data, gd, w._data.shape, *_geo(p))), w._dtype)
-    if need_b:
-        gb = wrap(as_array(gd.sum(axis=(0, 2, 3))), g._dtype)
+    gx, gw, gb = _grads(g, x, w, p, needs)
     if needs_grad(g, x, w):
         node = ConvolutionBackwardBackward0()
         node.params = p
@@ -244,15 +247,16 @@ def _conv_backward_graph(g: Tensor, x: Tensor, w: Tensor, p: _ConvParams, needs:
 
 
 # -- argument checks, in PyTorch's order ----------------------------------------------------------
-def _check(x: Tensor, w: Tensor, b, stride, padding, dil, groups):
+def _check(x: Tensor, w: Tensor, b, stride, padding, dil, groups, nd: int = 2):
+    name = f"conv{nd}d"
     if not isinstance(x, Tensor):
         raise TypeError(
-            f"conv2d() received an invalid combination of arguments - got ({type(x).__name__}, ...)"
+            f"{name}() received an invalid combination of arguments - got ({type(x).__name__}, ...)"
         )
-    if x._data.ndim not in (3, 4):
+    if x._data.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
-            "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-            f"[{', '.join(str(s) for s in x._data.shape)}]"
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: [{', '.join(str(s) for s in x._data.shape)}]"
         )
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
@@ -271,14 +275,16 @@ def _shape_text(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-def _check_shapes(xs: tuple, w: Tensor, b, pads: tuple, dil: tuple, groups: int) -> None:
+def _check_shapes(xs: tuple, w: Tensor, b, pads: tuple, dil: tuple, groups: int, nd=2) -> None:
+    """PyTorch's shape errors, for a batched input of shape xs (nd spatial dimensions)."""
     ws = w._data.shape
-    if len(ws) != 4:
+    if len(ws) != nd + 2:
         raise RuntimeError(
             "weight should have at least three dimensions"
             if len(ws) < 3
-            else f"Expected 4-dimensional weight for 4-dimensional input {_shape_text(xs)}, "
-            f"but got {len(ws)}-dimensional weight of size {_shape_text(ws)} instead"
+            else f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight "
+            f"{_shape_text(ws)}, but got {len(xs)}-dimensional input of size "
+            f"{_shape_text(xs)} instead"
         )
     if ws[0] % groups:
         raise RuntimeError(
@@ -296,14 +302,15 @@ def _check_shapes(xs: tuple, w: Tensor, b, pads: tuple, dil: tuple, groups: int)
             f"Given weight of size {_shape_text(ws)}, expected bias to be 1-dimensional with "
             f"{ws[0]} elements, but got bias of size {_shape_text(b._data.shape)} instead"
         )
-    ph = xs[2] + pads[0] + pads[1]
-    pw = xs[3] + pads[2] + pads[3]
-    kh = dil[0] * (ws[2] - 1) + 1
-    kw = dil[1] * (ws[3] - 1) + 1
-    if ph < kh or pw < kw:
+    pad_sums = (pads[0] + pads[1], pads[2] + pads[3])[2 - nd :]
+    dils = tuple(dil)[2 - nd :]
+    padded = [size + q for size, q in zip(xs[2:], pad_sums, strict=True)]
+    kernel = [d * (k - 1) + 1 for d, k in zip(dils, ws[2:], strict=True)]
+    if any(q < k for q, k in zip(padded, kernel, strict=True)):
         raise RuntimeError(
-            f"Calculated padded input size per channel: ({ph} x {pw}). Kernel size: "
-            f"({kh} x {kw}). Kernel size can't be greater than actual input size"
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+            "than actual input size"
         )
 
 
@@ -340,7 +347,7 @@ def _pads(padding, stride, dil, kernel) -> tuple:
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         out = []
         if any(d * (k - 1) % 2 for d, k in zip(dil, kernel, strict=True)):
-            warnings.warn(_SAME_WARNING, UserWarning, stacklevel=4)
+            warnings.warn(_SAME_WARNING, UserWarning, stacklevel=5)
         for d, k in zip(dil, kernel, strict=True):
             total = d * (k - 1)
             # PyTorch pads the odd extra row or column at the end
@@ -349,34 +356,66 @@ def _pads(padding, stride, dil, kernel) -> tuple:
     return (padding[0], padding[0], padding[1], padding[1])
 
 
-def conv2d(
-    input: Tensor,  # noqa: A002 - PyTorch's name
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride=1,
-    padding=0,
-    dilation=1,
-    groups: int = 1,
-) -> Tensor:
-    """The 2-D cross-correlation of input (N, C, H, W) or (C, H, W) with weight
-    (O, C/groups, kh, kw), plus bias (O,)."""
-    stride_p = pair(stride, "stride")
-    dil = pair(dilation, "dilation")
-    pad_arg = padding if isinstance(padding, str) else pair(padding, "padding")
-    _check(input, weight, bias, stride_p, pad_arg, dil, groups)
-    x = input
-    unbatched = x._data.ndim == 3
+class ConstantPadNdBackward0(Node):
+    """d constant_pad_nd: the gradient without the padded rows and columns."""
+
+    def backward(self, g):
+        return (g[self.crop],)
+
+
+def _pad_end(x: Tensor, bottom: int, right: int, nd: int) -> Tensor:
+    """x zero-padded by `bottom` rows (2-d only) and `right` columns at the end."""
+    xp = array_module(x._data)
+    widths = [(0, 0)] * x._data.ndim
+    if nd == 2:
+        widths[-2] = (0, bottom)
+    widths[-1] = (0, right)
+    res = wrap(as_array(xp.pad(x._data, widths)), x._dtype)
+    if needs_grad(x):
+        node = ConstantPadNdBackward0()
+        node.crop = tuple(slice(0, n) for n in x._data.shape)
+        record(node, (x,), res)
+    return res
+
+
+def _single(value, name: str = "") -> int:
+    if isinstance(value, (list, tuple)):
+        if len(value) != 1:
+            raise RuntimeError(f"expected {name or 'argument'} to be a single integer")
+        return int(value[0])
+    return int(value)
+
+
+def _convolution(x, weight, bias, stride, padding, dilation, groups: int, nd: int) -> Tensor:
+    """conv1d/conv2d: 1-d convolutions run as images of height 1."""
+    if nd == 1:
+        stride_p = (1, _single(stride, "stride"))
+        dil = (1, _single(dilation, "dilation"))
+        pad_arg = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
+    else:
+        stride_p = pair(stride, "stride")
+        dil = pair(dilation, "dilation")
+        pad_arg = padding if isinstance(padding, str) else pair(padding, "padding")
+    _check(x, weight, bias, stride_p, pad_arg, dil, groups, nd)
+    unbatched = x._data.ndim == nd + 1
     if unbatched:
         x = x.unsqueeze(0)
-    pads = _pads(pad_arg, stride_p, dil, weight._data.shape[2:] if weight._data.ndim == 4 else ())
-    _check_shapes(x._data.shape, weight, bias, pads, dil, groups)
+    ws = weight._data.shape
+    kernel = ((1,) + tuple(ws[2:])) if nd == 1 else tuple(ws[2:])
+    pads = _pads(pad_arg, stride_p, dil, kernel if len(ws) == nd + 2 else ())
+    _check_shapes(x._data.shape, weight, bias, pads, dil, groups, nd)
     _check_dtypes(x, weight, bias)
+    if pads[0] != pads[1] or pads[2] != pads[3]:
+        # 'same' with an odd total: PyTorch pads the extra row/column first
+        # (constant_pad_nd), then convolves with symmetric padding
+        x = _pad_end(x, pads[1] - pads[0], pads[3] - pads[2], nd)
+        pads = (pads[0], pads[0], pads[2], pads[2])
     xp = array_module(x._data)
-    p = _ConvParams(pads, stride_p, dil, groups)
-    r = _conv_forward(xp, x._data, weight._data, *_geo(p))
+    p = _ConvParams(pads, stride_p, dil, groups, nd)
+    r = _conv_forward(xp, _lift(x._data, p), _lift(weight._data, p), *_geo(p))
     if bias is not None:
         r += bias._data.reshape(1, -1, 1, 1)
-    res = wrap(as_array(r), x._dtype)
+    res = wrap(as_array(xp.ascontiguousarray(_drop(r, p))), x._dtype)
     if needs_grad(x, weight, bias):
         node = ConvolutionBackward0()
         node.params = p
@@ -391,3 +430,31 @@ def conv2d(
     if unbatched:
         res = res.squeeze(0)
     return res
+
+
+def conv2d(
+    input: Tensor,  # noqa: A002 - PyTorch's name
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride=1,
+    padding=0,
+    dilation=1,
+    groups: int = 1,
+) -> Tensor:
+    """The 2-D cross-correlation of input (N, C, H, W) or (C, H, W) with weight
+    (O, C/groups, kh, kw), plus bias (O,)."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv1d(
+    input: Tensor,  # noqa: A002 - PyTorch's name
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride=1,
+    padding=0,
+    dilation=1,
+    groups: int = 1,
+) -> Tensor:
+    """The 1-D cross-correlation of input (N, C, L) or (C, L) with weight (O, C/groups, k),
+    plus bias (O,)."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)

@@ -1,4 +1,4 @@
-"""F.conv2d, F.max_pool2d and F.avg_pool2d (gradshell/ops/conv.py, pooling.py): values,
+"""F.conv2d, F.conv1d, F.max_pool2d, F.avg_pool2d and F.adaptive_avg_pool2d (gradshell/ops/conv.py, pooling.py): values,
 gradients, node names and errors against PyTorch; first and second derivatives against
 finite differences in float64."""
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from support.op_checks import Arg, check, check_error, gradcheck, gradgradcheck
 
 from gradshell import torch as gtorch
-from gradshell.ops.conv import conv2d
+from gradshell.ops.conv import conv1d, conv2d
 from gradshell.ops.pooling import avg_pool2d, max_pool2d
 
 RNG = np.random.default_rng(0)
@@ -28,6 +28,7 @@ CONV_CASES = [
     ((2, 1), (1, 0), (1, 2), 2, True, (2, 4, 9, 8), (6, 2, 3, 2)),
     (1, "same", 2, 1, False, (1, 2, 6, 6), (3, 2, 3, 3)),
     (1, "valid", 1, 1, True, (2, 1, 5, 5), (2, 1, 5, 5)),
+    (1, "same", 1, 1, True, (2, 2, 6, 5), (3, 2, 2, 3)),  # an odd total: padded at the end
     (1, 1, 1, 3, False, (6, 5, 5), (3, 2, 2, 2)),  # unbatched (C, H, W)
 ]
 
@@ -233,3 +234,48 @@ def test_adaptive_avg_pool2d_double_backward_and_errors(real_torch):
 
     gradcheck(lambda v: adaptive_avg_pool2d(v, (3, 3)), a)
     gradgradcheck(lambda v: adaptive_avg_pool2d(v, (2, 3)) ** 2, a)
+
+
+# stride, padding, dilation, groups, bias, input shape, weight shape
+CONV1D_CASES = [
+    (1, 0, 1, 1, True, (2, 3, 9), (4, 3, 3)),
+    (2, 1, 2, 2, True, (1, 4, 11), (6, 2, 3)),
+    (1, "same", 1, 1, False, (2, 2, 7), (3, 2, 4)),
+    (1, 1, 1, 1, True, (3, 8), (2, 3, 2)),  # unbatched (C, L)
+]
+
+
+@pytest.mark.parametrize("case", CONV1D_CASES)
+def test_conv1d_matches_pytorch(real_torch, case):
+    stride, padding, dilation, groups, bias, xs, ws = case
+    args = [_arr(*xs), _arr(*ws)] + ([_arr(ws[0])] if bias else [])
+
+    def fn(t, x, w, b=None):
+        return t.nn.functional.conv1d(x, w, b, stride, padding, dilation, groups)
+
+    check(fn, *args, rtol=1e-5, atol=1e-5, grad_rtol=1e-4, grad_atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ((1, 3, 8), (6, 1, 5), None),
+        ((8,), (6, 1, 5), None),
+        ((1, 1, 3), (6, 1, 5), None),
+        ((1, 1, 8), (6, 1, 5), (5,)),
+        ((1, 1, 8), (6, 1, 5, 5), None),
+    ],
+)
+def test_conv1d_errors(real_torch, case):
+    xs, ws, bs = case
+    args = [_arr(*xs), _arr(*ws)] + ([_arr(*bs)] if bs else [])
+    check_error(lambda t, x, w, b=None: t.nn.functional.conv1d(x, w, b), *args)
+
+
+def test_conv1d_finite_differences():
+    rng = np.random.default_rng(9)
+    x = gtorch.tensor(rng.standard_normal((2, 2, 6)), requires_grad=True)
+    w = gtorch.tensor(rng.standard_normal((3, 2, 3)), requires_grad=True)
+    b = gtorch.tensor(rng.standard_normal(3), requires_grad=True)
+    gradcheck(lambda x, w, b: conv1d(x, w, b, 2, 1), x, w, b)
+    gradgradcheck(lambda x, w: conv1d(x, w, None, 1, "same", 2) ** 2, x, w)

@@ -2,7 +2,7 @@
 gradshell.ops.nn, where each op's forward, backward node and errors live)."""
 
 from gradshell.ops.batchnorm import batch_norm
-from gradshell.ops.conv import conv2d
+from gradshell.ops.conv import conv1d, conv2d
 from gradshell.ops.nn import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -38,6 +38,7 @@ __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool2d",
     "batch_norm",
+    "conv1d",
     "conv2d",
     "max_pool2d",
     "max_pool2d_with_indices",

@@ -16,6 +16,8 @@ print(nn.Conv2d(1, 6, 5))
 print(nn.Conv2d(2, 4, 3, stride=2, padding=1, dilation=2, groups=2, bias=False))
 print(nn.Conv2d(2, 4, (3, 1), padding='same'))
 print(nn.Conv2d(3, 3, 3, padding='valid'))
+print(nn.Conv1d(16, 33, 3, stride=2), nn.Conv1d(2, 2, 3, padding=1))
+print(nn.Conv1d(4, 4, 3, padding='same', groups=2, bias=False, dilation=2))
 print(nn.MaxPool2d(2), nn.MaxPool2d(2, 2, 1, ceil_mode=True), nn.MaxPool2d((3, 2), dilation=2))
 print(nn.AvgPool2d(2), nn.AvgPool2d(3, 1, 1, count_include_pad=False, divisor_override=2))
 print(nn.BatchNorm2d(3))
@@ -39,10 +41,11 @@ INIT = """
 torch.manual_seed(0)
 c = torch.nn.Conv2d(3, 6, 5)
 c2 = torch.nn.Conv2d(4, 4, (3, 2), groups=2, bias=False)
+c1 = torch.nn.Conv1d(3, 2, 4)
 lin = torch.nn.Linear(3, 2)
 print(c.weight.shape, c.bias.shape, c2.weight.shape)
 print(c.weight.flatten()[:8].tolist(), c.bias.tolist())
-print(c2.weight.flatten()[-5:].tolist(), lin.weight.tolist())
+print(c2.weight.flatten()[-5:].tolist(), lin.weight.tolist(), c1.weight.shape, c1.bias.tolist())
 """
 
 

@@ -21,7 +21,7 @@ from gradshell.torch.nn.modules.container import (
     ParameterList,
     Sequential,
 )
-from gradshell.torch.nn.modules.conv import Conv2d
+from gradshell.torch.nn.modules.conv import Conv1d, Conv2d
 from gradshell.torch.nn.modules.dropout import Dropout
 from gradshell.torch.nn.modules.flatten import Flatten, Unflatten
 from gradshell.torch.nn.modules.linear import Identity, Linear
@@ -42,6 +42,7 @@ __all__ = [
     "AvgPool2d",
     "BatchNorm1d",
     "BatchNorm2d",
+    "Conv1d",
     "Conv2d",
     "MaxPool2d",
     "ParameterDict",

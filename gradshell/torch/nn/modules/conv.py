@@ -1,4 +1,4 @@
-"""Conv2d: a 2-D convolution layer, initialised as PyTorch initialises it."""
+"""Conv1d and Conv2d: convolution layers, initialised as PyTorch initialises them."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 from gradshell.core.tensor import Tensor
 from gradshell.ops import creation
-from gradshell.ops.conv import conv2d, pair
+from gradshell.ops.conv import _single, conv1d, conv2d, pair
 from gradshell.torch.nn import init
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.parameter import Parameter
@@ -15,8 +15,10 @@ _PADDING_STRINGS = {"valid", "same"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
-class Conv2d(Module):
-    """out = conv2d(x, weight, bias) with weight (out_channels, in_channels/groups, kh, kw)."""
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share (nd: the number of spatial dimensions)."""
+
+    _nd = 2
 
     def __init__(
         self,
@@ -39,9 +41,10 @@ class Conv2d(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        stride = pair(stride)
-        dilation = pair(dilation)
-        kernel_size = pair(kernel_size)
+        tup = pair if self._nd == 2 else (lambda v: (_single(v),))
+        stride = tup(stride)
+        dilation = tup(dilation)
+        kernel_size = tup(kernel_size)
         if isinstance(padding, str):
             if padding not in _PADDING_STRINGS:
                 raise ValueError(
@@ -50,14 +53,15 @@ class Conv2d(Module):
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:
-            padding = pair(padding)
+            padding = tup(padding)
         if padding_mode not in _PADDING_MODES:
             raise ValueError(
                 f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
             )
         if padding_mode != "zeros":
             raise NotImplementedError(
-                f"gradshell does not support torch.nn.Conv2d(padding_mode='{padding_mode}') yet"
+                f"gradshell does not support torch.nn.{type(self).__name__}"
+                f"(padding_mode='{padding_mode}') yet"
             )
         self.in_channels = in_channels
         self.out_channels = out_channels
@@ -66,7 +70,7 @@ class Conv2d(Module):
         self.padding = padding
         self.dilation = dilation
         self.transposed = False
-        self.output_padding = (0, 0)
+        self.output_padding = (0,) * self._nd
         self.groups = groups
         self.padding_mode = padding_mode
         shape = (out_channels, in_channels // groups) + kernel_size
@@ -89,7 +93,8 @@ class Conv2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         """The convolution of the input with this layer's weight and bias."""
-        return conv2d(
+        conv = conv2d if self._nd == 2 else conv1d
+        return conv(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )
 
@@ -99,9 +104,9 @@ class Conv2d(Module):
             f"stride={self.stride}"
         )
         pad = self.padding
-        if isinstance(pad, str) or pad != (0, 0):
+        if isinstance(pad, str) or pad != (0,) * self._nd:
             s += f", padding={pad}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * self._nd:
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
@@ -112,4 +117,16 @@ class Conv2d(Module):
         return s
 
 
-__all__ = ["Conv2d"]
+class Conv1d(_ConvNd):
+    """out = conv1d(x, weight, bias) with weight (out_channels, in_channels/groups, k)."""
+
+    _nd = 1
+
+
+class Conv2d(_ConvNd):
+    """out = conv2d(x, weight, bias) with weight (out_channels, in_channels/groups, kh, kw)."""
+
+    _nd = 2
+
+
+__all__ = ["Conv1d", "Conv2d"]
