@@ -161,12 +161,18 @@ def test_module_objects_cannot_be_modified():
     assert session.run_cell("math.pi > 3.14").output == "True\n"
 
 
-def test_hidden_torch_file_functions():
+def test_hidden_torch_file_functions(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     session = Session(viz=False)
     session.run_cell("import torch")
-    for name in ("save", "load", "hub", "jit"):
+    for name in ("hub", "jit"):
         out = session.run_cell(f"torch.{name}").output
         assert out.startswith("gradshell: ") or "AttributeError" in out
+    # save and load are there, confined to the session directory
+    out = session.run_cell("torch.save(torch.ones(1), '/etc/gradshell-escape.pt')").output
+    assert "outside the session directory" in out
+    out = session.run_cell("torch.load('/etc/passwd')").output
+    assert "outside the session directory" in out
 
 
 def test_dir_shows_only_usable_names():
