@@ -11,7 +11,8 @@ import builtins
 import io
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
@@ -387,7 +388,8 @@ class Session(Prompts):
         sys.stdout = sys.stderr = capture  # type: ignore[assignment]
         try:
             try:
-                error = self._run_source(source, rule, filename, capture)
+                with self._learner_files():
+                    error = self._run_source(source, rule, filename, capture)
             except SessionExit as stop:
                 exit_code = stop.code
             except KeyboardInterrupt as exc:  # arrived outside learner code
@@ -462,7 +464,6 @@ class Session(Prompts):
     def _run_source(self, source: str, rule: str, filename: str, out: _Capture) -> Any:
         limits.install(self.limits)
         self._apply_style()
-        self._install_file_opener()
         try:
             codes = self._compile(source, rule, filename)
         except Refused as exc:
@@ -508,19 +509,25 @@ class Session(Prompts):
                         limits.install(self.limits)
         return None
 
-    def _install_file_opener(self) -> None:
-        """Point torch.save/torch.load at this session's directories (once loaded)."""
-        serialization = sys.modules.get("gradshell.torch.serialization")
-        if serialization is None or self.unsafe:
+    @contextmanager
+    def _learner_files(self) -> Iterator[None]:
+        """While learner code runs, torch.save/torch.load open paths under this session's
+        directories only (the kernel sets its own opener once, for its whole life)."""
+        policy = getattr(self.files, "policy", None)
+        if self.unsafe or policy is None:
+            yield
             return
+        from gradshell.torch import serialization
+
         if self._opener is None:
             from gradshell.shell.files import make_opener
 
-            policy = getattr(self.files, "policy", None)
-            if policy is None:  # the kernel's remote service: it sets `file_opener` itself
-                return
             self._opener = make_opener(policy, self.writable_dir or policy.session_dir)
-        serialization.file_opener = self._opener
+        previous, serialization.file_opener = serialization.file_opener, self._opener
+        try:
+            yield
+        finally:
+            serialization.file_opener = previous
 
     def _run_magic(self, source: str) -> CellResult:
         from gradshell.shell import magics
