@@ -66,11 +66,12 @@ _DUNDER_REASONS = {
 
 #: Dunder attributes learner code may read: plain strings, and `__init__` (for
 #: `super().__init__()` and `nn.Module.__init__(self)`; the guards decide on which objects).
-READABLE_DUNDERS = frozenset({"__init__", "__name__", "__qualname__", "__doc__", "__version__"})
+READABLE_DUNDERS = frozenset(
+    {"__init__", "__name__", "__qualname__", "__doc__", "__version__", "__class__"}
+)
 
 #: Advice shown with the refusal of well-known dunder attributes.
 _DUNDER_ATTR_HINTS = {
-    "__class__": " (type(x) gives the class)",
     "__dict__": " (dir(x) lists what you can use)",
     "__module__": "",
 }

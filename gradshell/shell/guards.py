@@ -272,6 +272,10 @@ def ga(obj: Any, name: str) -> Any:
                     f"module '{module_display_name(obj)}' has no attribute '{name}'"
                 ) from None
         return getattr(obj, name)
+    if name == "__class__":
+        # `x.__class__.__name__` is how Dive into Deep Learning names layers; it is
+        # exactly `type(x)`, which learner code may call anyway.
+        return type(obj)
     sub = _replacement(obj, name)
     if sub is not None:
         return sub

@@ -135,8 +135,8 @@ def test_allowed_construct_runs(session, source, expected):
 REFUSED = [
     ("__import__('os')", "'__import__' is not available here (names starting with '__'"),
     (
-        "x = 1\ny = x.__class__",
-        "attribute '__class__' is not available here (type(x) gives the class) (line 2)",
+        "x = 1\ny = x.__dict__",
+        "attribute '__dict__' is not available here (dir(x) lists what you can use) (line 2)",
     ),
     ("_gs_ga = 1", "'_gs_ga' is the shell's own name and not available here (line 1)"),
     ("import subprocess", "import of 'subprocess' is not available here"),
@@ -218,12 +218,20 @@ def test_refused_construct_names_itself(session, source, message):
 
 
 def test_refusal_happens_at_its_line_after_the_lines_before_it(session):
-    result = session.run_cell("a = 1\nprint('ran')\nb = ().__class__\nprint('not reached')")
+    result = session.run_cell("a = 1\nprint('ran')\nb = ().__dict__\nprint('not reached')")
     assert result.output == (
-        "ran\ngradshell: attribute '__class__' is not available here "
-        "(type(x) gives the class) (line 3)\n"
+        "ran\ngradshell: attribute '__dict__' is not available here "
+        "(dir(x) lists what you can use) (line 3)\n"
     )
     assert session.namespace["a"] == 1 and "b" not in session.namespace
+
+
+def test_class_of_an_object_is_type_of_it(session):
+    # Dive into Deep Learning prints `layer.__class__.__name__`; it is `type(layer)`.
+    out = session.run_cell("import torch\nx = torch.ones(1)\nprint(x.__class__.__name__)")
+    assert out.output == "Tensor\n"
+    assert session.run_cell("x.__class__ is type(x)").output == "True\n"
+    assert "not available" in session.run_cell("x.__class__.__base__").output
 
 
 def test_refusal_in_a_function_body_comes_when_that_line_runs(session):

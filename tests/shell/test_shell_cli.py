@@ -132,7 +132,7 @@ def test_piped_ipython_prompts():
 
 
 def test_piped_errors_do_not_stop_the_session():
-    r = gs(stdin="a = 1\nimport subprocess\nb = ().__class__\na + 1\n")
+    r = gs(stdin="a = 1\nimport subprocess\nb = ().__dict__\na + 1\n")
     assert r.returncode == 1
     assert r.stdout.endswith(">>> a + 1\n2\n")
 

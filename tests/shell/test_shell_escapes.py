@@ -42,7 +42,7 @@ ESCAPES = [
     ("exec", "exec('x = 1')"),
     ("compile", "compile('1', 'f', 'eval')"),
     # getattr / setattr walks
-    ("getattr-dunder", "getattr(keep, '__class__')"),
+    ("getattr-dunder", "getattr(keep, '__dict__')"),
     ("getattr-globals", "def f():\n    pass\ngetattr(f, '__globals__')"),
     ("setattr", "setattr(keep, 'x', 1)"),
     ("setattr-dunder", "class A:\n    pass\nsetattr(A, '__module__', 'torch')"),
@@ -50,7 +50,7 @@ ESCAPES = [
     ("globals", "globals()['__builtins__']"),
     ("locals", "locals()"),
     # dunders and __subclasses__ walks
-    ("class-attr", "keep.__class__"),
+    ("class-attr", "keep.__class__.__base__"),
     ("subclasses", "().__class__.__bases__[0].__subclasses__()"),
     ("mro", "type(keep).__mro__"),
     ("type-mro-method", "type(type(1)).mro(type(1))"),
@@ -75,7 +75,7 @@ ESCAPES = [
     ("format-map", "'{x}'.format_map({'x': 1})"),
     ("format-unbound", "str.format('{0.__class__}', keep)"),
     ("format-index-walk", "'{0[0].__class__}'.format([keep])"),
-    ("fstring-dunder", "f'{keep.__class__}'"),
+    ("fstring-dunder", "f'{keep.__class__.__mro__}'"),
     # NumPy escapes
     ("np-load", "import numpy as np\nnp.load('x.npy')"),
     ("np-save", "import numpy as np\nnp.save('" + PWNED + "', np.ones(2))"),
