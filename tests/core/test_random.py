@@ -157,6 +157,7 @@ def _same(a, b) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
+@pytest.mark.slow  # hundreds of MB of draws: compared live (the fixtures above cover offline)
 @pytest.mark.parametrize("name", CASE_NAMES)
 def test_matches_torch(torch, name):
     """Every size of every case over 100+ seeds, bitwise, then the raw state bytes."""
@@ -172,6 +173,7 @@ def test_matches_torch(torch, name):
         assert g.get_state() == torch.get_rng_state().numpy().tobytes(), (name, seed)
 
 
+@pytest.mark.slow  # big draws: compared live only
 def test_big_draws_match_torch(torch):
     """One 10^6-element draw per kernel family, plus sizes around the 16-wide blocks."""
     cases = [

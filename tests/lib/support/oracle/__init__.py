@@ -83,7 +83,8 @@ def _install_import_hook() -> None:
 
     def oracle_import(name, globals=None, locals=None, fromlist=(), level=0):
         is_torch = name == "torch" or name.startswith("torch.")
-        if level == 0 and is_torch and not ORACLE.passthrough and _wants_proxy(globals):
+        real = ORACLE.passthrough or ORACLE.inside
+        if level == 0 and is_torch and not real and _wants_proxy(globals):
             if ORACLE.mode == "record":
                 original(name, globals, locals, fromlist, level)  # the real one, loaded
             if fromlist:

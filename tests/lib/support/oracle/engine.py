@@ -118,6 +118,7 @@ class Oracle:
         self.roots: dict[str, Proxy] = {}
         self.torch_version = "?"
         self.passthrough = False  # while a `computed` value runs on real PyTorch
+        self.inside = 0  # depth of real PyTorch operations running (record mode)
 
     # -- logs ----------------------------------------------------------------------------------
 
@@ -161,7 +162,7 @@ class Oracle:
 
     def _new_proxy(self, log: Log, real, payload) -> Proxy:
         flags, module, name = payload
-        proxy = proxy_class(module, name, "c" in flags)(log.new_label(), real)
+        proxy = proxy_class(module, name, flags)(log.new_label(), real)
         log.proxies[proxy._o_label] = proxy
         if self.mode == "record":
             log.by_real[id(real)] = proxy
@@ -267,13 +268,15 @@ class Oracle:
         if known is not None:
             return known, "r", known._o_label
         kind = type(result)
-        payload = ["c" if callable(result) else "", kind.__module__, kind.__qualname__]
+        flags = ("c" if callable(result) else "") + ("t" if isinstance(result, type) else "")
+        payload = [flags, kind.__module__, kind.__qualname__]
         return self._new_proxy(log, result, payload), "p", payload
 
     def _record(self, log: Log, proxy: Proxy, op: str, sig: str, args: tuple, kwargs: dict):
         real_args = self._unwrap(log, args)
         real_kwargs = self._unwrap(log, kwargs)
         with _Capture() as caught:
+            self.inside += 1  # PyTorch's own code runs: its imports get the real modules
             try:
                 result = _perform(op, proxy._o_real, real_args, real_kwargs)
             except Mismatch:
@@ -281,6 +284,8 @@ class Oracle:
             except BaseException as exc:
                 log.events.append([sig, "x", codec.encode_exception(exc), _warnings(caught)])
                 raise
+            finally:
+                self.inside -= 1
         value, kind, payload = self._wrap(log, result)
         log.events.append([sig, kind, payload, _warnings(caught)])
         return value
@@ -295,7 +300,11 @@ class Oracle:
                 items.append([kind, payload])
                 wrapped.append(value)
             log.events.append([f"cb{index}", "cb", items, []])
-            return self._unwrap(log, fn(*wrapped, **kwargs))
+            inside, self.inside = self.inside, 0  # the test's own code again
+            try:
+                return self._unwrap(log, fn(*wrapped, **kwargs))
+            finally:
+                self.inside = inside
 
         return called_by_pytorch
 

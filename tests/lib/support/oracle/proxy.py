@@ -214,13 +214,21 @@ del _name, _op
 _CLASSES: dict[tuple, type] = {}
 
 
-def proxy_class(module: str, qualname: str, callable_: bool) -> type:
+def proxy_class(module: str, qualname: str, flags: str) -> type:
     """A proxy class named like the PyTorch type it stands for, so that `type(x).__name__`
-    and `type(x).__module__` read the same through the oracle."""
-    key = (module, qualname, callable_)
+    and `type(x).__module__` read the same through the oracle; flags: c (callable), t (a
+    class itself: `isinstance(x, type)` holds, through `__class__`)."""
+    key = (module, qualname, flags)
     if key not in _CLASSES:
-        base = CallableProxy if callable_ else Proxy
-        kind = type(qualname.rsplit(".", 1)[-1], (base,), {"__slots__": (), "__module__": module})
-        kind.__qualname__ = qualname
+        base = CallableProxy if "c" in flags else Proxy
+        attrs = {"__slots__": (), "__module__": module}
+        if "t" in flags:
+            attrs["__class__"] = property(lambda self: type)
+            # a class's own names are the PyTorch class's, not this proxy type's
+            for name in ("__module__", "__name__", "__doc__"):
+                attrs[name] = property(lambda self, name=name: self._o("getattr", name))
+        kind = type(qualname.rsplit(".", 1)[-1], (base,), attrs)
+        if "t" not in flags:
+            kind.__qualname__ = qualname
         _CLASSES[key] = kind
     return _CLASSES[key]
