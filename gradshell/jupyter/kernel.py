@@ -99,6 +99,7 @@ class GradshellKernel(Kernel):
                 stream=_IOPubText(self, "stdout"),
                 error_stream=_IOPubText(self, "stderr"),
                 display_hints={"width": NOTEBOOK_WIDTH, "color": True},
+                on_graph=self.publish_graph,
             )
             self._shell.read_line = self._read_line
         return self._shell
@@ -120,6 +121,20 @@ class GradshellKernel(Kernel):
             return
         self.send_response(
             self.iopub_socket, "display_data", {"data": visual_bundle(text), "metadata": {}}
+        )
+
+    def publish_graph(self, dot_text: str) -> None:
+        """Draw a %graph as SVG under the cell, when Graphviz is installed."""
+        from gradshell.shell.files import FileAccessError, render_svg
+
+        try:
+            svg = render_svg(dot_text)
+        except FileAccessError:
+            return  # no Graphviz: the HTML text view is what the notebook shows
+        self.send_response(
+            self.iopub_socket,
+            "display_data",
+            {"data": {"image/svg+xml": svg, "text/plain": "<grad_fn graph>"}, "metadata": {}},
         )
 
     # -- messages -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -105,6 +106,7 @@ class KernelSession(Prompts):
         checker: bool = True,
         display_hints: dict[str, Any] | None = None,
         interactive: bool | None = None,
+        on_graph: Callable[[str], None] | None = None,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -121,6 +123,8 @@ class KernelSession(Prompts):
         self.display_hints = display_hints
         #: A learner at this process's terminal answers prompts (%step's Enter).
         self.interactive = _at_a_terminal() if interactive is None else interactive
+        #: Called with a graph's DOT text by %graph (a notebook draws it); None: text only.
+        self.on_graph = on_graph
         self.learn = dict(learn or {})
         #: The learner's real progress store (lesson mode): the kernel asks us to use it.
         self.progress_store = progress_store
@@ -183,6 +187,7 @@ class KernelSession(Prompts):
                 "learn": self.learn,
                 "unsafe": not self.checker,
                 "interactive": self.interactive,
+                "rich_display": self.on_graph is not None,
                 "sandbox": self._sandbox_policy(),
                 "files": self.policy.to_dict(),
             }
@@ -499,6 +504,10 @@ class KernelSession(Prompts):
                 if self._replaying:  # re-running history must not rewrite files
                     return {"type": "reply", "ok": True, "shown": path}
                 return {"type": "reply", "ok": True, "shown": self.files.write_text(path, text)}
+            if op == "show_graph":
+                if self.on_graph is not None and not self._replaying:
+                    self.on_graph(text)
+                return {"type": "reply", "ok": True}
             if op == "write_svg":
                 if self._replaying:
                     return {"type": "reply", "ok": True, "shown": path}

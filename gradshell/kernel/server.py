@@ -112,6 +112,10 @@ class RemoteFiles:
         """Have the front end render DOT text to an SVG file."""
         return str(self._ask("write_svg", path=path, text=dot_text).get("shown", path))
 
+    def show_graph(self, dot_text: str) -> None:
+        """Send a graph's DOT to a front end that draws pictures (it answers at once)."""
+        self.channel.ask("show_graph", text=dot_text)
+
 
 class Kernel:
     """The request loop around one Session."""
@@ -136,6 +140,7 @@ class Kernel:
         )
         self.interactive = bool(start.get("interactive", False))
         self._shell_session.interactive = self.interactive
+        self._shell_session.rich_display = bool(start.get("rich_display", False))
         self._install_input(self._shell_session)
         device = start.get("device", "cpu")
         if device and device != "cpu":

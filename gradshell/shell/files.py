@@ -75,6 +75,10 @@ class FileService(Protocol):
         """Render DOT text to an SVG file with Graphviz; returns the path shown."""
         ...
 
+    def show_graph(self, dot_text: str) -> None:
+        """Let a front end that shows pictures draw this graph (others ignore it)."""
+        ...
+
 
 GRAPHVIZ_MISSING = "Graphviz's dot is not installed"
 
@@ -130,6 +134,25 @@ class LocalFiles:
             )
         return path
 
+    def show_graph(self, dot_text: str) -> None:
+        """A terminal shows the graph as text only."""
+
+
+def render_svg(dot_text: str) -> str:
+    """SVG drawn from DOT text by Graphviz's `dot`; FileAccessError if it is missing or fails."""
+    program = shutil.which("dot")
+    if program is None:
+        raise FileAccessError(GRAPHVIZ_MISSING)
+    try:
+        done = subprocess.run(
+            [program, "-Tsvg"], input=dot_text, text=True, capture_output=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise FileAccessError(f"Graphviz's dot failed: {exc}") from None
+    if done.returncode != 0 or not done.stdout.strip():
+        raise FileAccessError(f"Graphviz's dot failed: {done.stderr.strip() or done.returncode}")
+    return done.stdout
+
 
 def make_opener(policy: PathPolicy, writable: Path) -> Callable[[str, str], BinaryIO]:
     """How learner code's `torch.save`/`torch.load` open a path: relative paths are in
@@ -175,4 +198,5 @@ __all__ = [
     "LocalFiles",
     "PathPolicy",
     "make_opener",
+    "render_svg",
 ]

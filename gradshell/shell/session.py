@@ -209,6 +209,8 @@ class Session(Prompts):
         #: Where learner code's files go (torch.save); None: the session directory.
         self.writable_dir: Path | None = None
         self._opener: Callable[[str, str], Any] | None = None
+        #: The front end can show pictures (a notebook): %graph also sends the graph's DOT.
+        self.rich_display = False
         #: A learner at a terminal answers prompts (%step waits for Enter between steps).
         self.interactive = False
         #: The sandbox layers confining this session's process (set by the kernel).

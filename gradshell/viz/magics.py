@@ -373,6 +373,8 @@ def graph_magic(session: Session, arg: str) -> str | None:
         if svg_file is not None:
             messages.append(dotmod.write_svg(text, svg_file, session.files))
         return "\n".join(messages)
+    if session.rich_display:  # a notebook also draws the graph (SVG, with Graphviz)
+        session.files.show_graph(dotmod.to_dot(root, namer, session.namespace))
     return _show(session, graph_view(root, namer, session.namespace))
 
 

@@ -267,3 +267,29 @@ def test_seed_notebook_outputs_equal_the_terminals_text(jupyter_path, tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == 1
+
+
+def test_graph_is_drawn_inline_as_svg(jupyter_path, tmp_path):
+    # A stand-in for Graphviz's dot: SVG naming what it was given.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "dot"
+    fake.write_text(
+        f"#!{sys.executable}\nimport sys\ntext = sys.stdin.read()\n"
+        "print('<svg xmlns=\"http://www.w3.org/2000/svg\"><!--', len(text), '--></svg>')\n"
+    )
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    km, kc = start_new_kernel(
+        kernel_name="gradshell", startup_timeout=60, cwd=str(tmp_path), env=env
+    )
+    try:
+        run(kc, "import torch\nx = torch.ones(2, requires_grad=True)\nout = (x * 2).sum()")
+        reply, outputs = run(kc, "%graph out")
+        assert reply["status"] == "ok"
+        kinds = [list(c["data"]) for t, c in outputs if t == "display_data"]
+        assert any("image/svg+xml" in k for k in kinds), kinds
+        assert any("text/html" in k for k in kinds), kinds  # the text view too
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
