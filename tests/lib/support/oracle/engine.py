@@ -328,7 +328,8 @@ class Oracle:
         if want != sig:
             log.broken = (
                 f"{log.key}: PyTorch operation {log.pos} is {sig} here but {want} in the "
-                "recording (stale recording: run `python tests/oracle/record.py`)"
+                "recording: a stale recording (run `python tests/oracle/record.py`), or "
+                "Hypothesis re-running a case that failed just before (a real failure)"
             )
             raise Mismatch(log.broken)
         for category, message, filename, lineno in caught:
