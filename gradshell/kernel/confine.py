@@ -38,6 +38,7 @@ import resource
 import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,10 +214,16 @@ def _stop_blas_threads() -> None:
             shutdown()
 
 
-def _require_one_thread() -> None:
+def _require_one_thread(wait: float = 5.0) -> None:
     if threading.current_thread() is not threading.main_thread():
         raise RuntimeError("confine() must be called from the main thread")
-    others = [tid for tid in linux.thread_ids() if tid != os.getpid()]
+    # Stopped BLAS workers take a moment to exit, longer on a busy machine: wait for them.
+    deadline = time.monotonic() + wait
+    while True:
+        others = [tid for tid in linux.thread_ids() if tid != os.getpid()]
+        if not others or time.monotonic() >= deadline:
+            break
+        time.sleep(0.005)
     if others:
         names = []
         for tid in others:
