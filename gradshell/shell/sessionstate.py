@@ -83,24 +83,35 @@ def apply(state: GlobalState, style: str | None = None) -> None:
 
 
 class _Keeper:
-    """A session's settings, swapped in before its code runs and read back after."""
+    """A session's settings. The process holds one session's settings at a time (the
+    owner's): a session that runs code while another owns them saves the owner's and
+    puts its own in place; the owner running again costs nothing."""
 
     def __init__(self) -> None:
         self.state: GlobalState | None = None  # made when the session first runs code
         self.depth = 0
 
     def before(self, session: Any) -> None:
+        global _OWNER
         self.depth += 1
-        if self.depth != 1 or not _loaded():
-            return  # nothing is loaded yet, so nothing has changed from a new process
+        if self.depth != 1 or not _loaded() or _OWNER is self:
+            return  # not loaded: nothing has changed from a new process
+        if _OWNER is not None:
+            _OWNER.state = capture()
         if self.state is None:
             self.state = fresh()
         apply(self.state, getattr(session, "style", None))
+        _OWNER = self
 
     def after(self, session: Any, result: Any) -> None:
+        global _OWNER
         self.depth = max(0, self.depth - 1)
-        if self.depth == 0 and _loaded():
-            self.state = capture()
+        if self.depth == 0 and _OWNER is None and _loaded():
+            _OWNER = self  # the first statement loaded torch: what it set is this session's
+
+
+#: The keeper whose settings are the process's now.
+_OWNER: _Keeper | None = None
 
 
 _MODULES = (
@@ -126,10 +137,14 @@ def keeper_of(session: Any) -> _Keeper | None:
 
 def reset(session: Any) -> None:
     """Give `session` a new process's settings (a lesson restoring a step's state)."""
+    global _OWNER
     keeper = keeper_of(session)
     if keeper is not None and _loaded():
+        if _OWNER is not None and _OWNER is not keeper:
+            _OWNER.state = capture()
         keeper.state = fresh()
         apply(keeper.state, getattr(session, "style", None))
+        _OWNER = keeper
 
 
 def install(session: Any) -> None:
