@@ -314,8 +314,10 @@ clamp_ = _clamping.clamp_
 clamp_min_ = _clamping.clamp_min_
 clamp_max_ = _clamping.clamp_max_
 
-from gradshell.torch import utils  # noqa: E402, F401 - torch.utils.data
-from gradshell.torch import serialization  # noqa: E402
+from gradshell.torch import (
+    serialization,  # noqa: E402
+    utils,  # noqa: E402, F401 - torch.utils.data
+)
 from gradshell.torch.serialization import load, save  # noqa: E402, F401
 
 addmv = _la.addmv
