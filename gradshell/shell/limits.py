@@ -215,40 +215,6 @@ def check_percent_format(fmt: str | bytes, args: Any) -> None:
                 raise ResourceLimitError(f"format width {v} is over the limit of {limit:,}")
 
 
-# --- memory ----------------------------------------------------------------------
-
-
-def cap_address_space(fraction: float = 0.8) -> bool:
-    """Make allocations beyond `fraction` of physical memory fail with MemoryError.
-
-    Without it a large enough allocation is killed by the OS instead of raising. Only
-    on Linux/macOS and only without CuPy (CUDA reserves far more address space than it
-    uses). Returns True if a limit was set. `GRADSHELL_NO_MEMORY_CAP=1` turns it off.
-    """
-    import importlib.util
-    import os
-
-    if os.environ.get("GRADSHELL_NO_MEMORY_CAP") or importlib.util.find_spec("cupy"):
-        return False
-    try:
-        import resource
-
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ImportError, ValueError, OSError, AttributeError):
-        return False
-    cap = max(int(total * fraction), 2 * 1024**3)
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    if soft != resource.RLIM_INFINITY and soft <= cap:
-        return False
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    except (ValueError, OSError):
-        return False
-    return True
-
-
 # --- time limit ------------------------------------------------------------------
 
 
