@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from gradshell.core import dtypes
 from gradshell.core.device import array_module
-from gradshell.core.grad_mode import no_grad
 from gradshell.core.tensor import wrap
 from gradshell.torch.optim import _fused
 from gradshell.torch.optim.optimizer import Optimizer
@@ -65,16 +64,6 @@ class Adagrad(Optimizer):
                 init = group["initial_accumulator_value"]
                 xp = array_module(p._data)
                 state["sum"] = wrap(xp.full(p._data.shape, init, p._data.dtype), p._dtype)
-
-    def step(self, closure=None) -> object:
-        """One update of every parameter that has a gradient; returns closure()'s loss."""
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p._grad is not None:
-                        self._update(p, p._grad._data, group)
-        return loss
 
     def _update(self, p, grad, group) -> None:
         data = p._data

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from gradshell.core import dtypes
 from gradshell.core.device import array_module
-from gradshell.core.grad_mode import no_grad
 from gradshell.core.tensor import wrap
 from gradshell.torch.optim.optimizer import Optimizer
 
@@ -61,16 +60,6 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
-
-    def step(self, closure=None) -> object:
-        """One update of every parameter that has a gradient; returns closure()'s loss."""
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p._grad is not None:
-                        self._update(p, p._grad._data, group)
-        return loss
 
     def _update(self, p, grad, group) -> None:
         data = p._data

@@ -95,7 +95,21 @@ class Optimizer:
                     g.zero_()
 
     def step(self, closure=None) -> object:
-        """Update the parameters (subclasses implement this)."""
+        """One update of every parameter that has a gradient; returns closure()'s loss.
+
+        Each optimizer says how one parameter is updated (`_update`)."""
+        from gradshell.core.grad_mode import no_grad
+
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is not None:
+                        self._update(p, p._grad._data, group)
+        return loss
+
+    def _update(self, p, grad, group) -> None:
+        """Update parameter `p` from its gradient array `grad` (subclasses implement this)."""
         raise NotImplementedError
 
     def _closure_loss(self, closure):
