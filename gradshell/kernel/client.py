@@ -147,6 +147,7 @@ class KernelSession(Prompts):
         self.restarts = 0
         self._finished: list[_Finished] = []
         self._replaying = False
+        self._replay_inputs: list[str] = []  # the recorded input() answers of a re-run
         self._inputs: list[str] = []
         self._scratch: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -532,8 +533,6 @@ class KernelSession(Prompts):
             return {"type": "reply", "ok": False, "error": "EOFError"}
         self._inputs.append(line)
         return {"type": "reply", "ok": True, "line": line}
-
-    _replay_inputs: list[str] = []
 
     def read_line(self) -> str | None:
         """A line for the learner's `input()`: from stdin (None at its end)."""

@@ -296,16 +296,12 @@ class Kernel:
         if self.tutor is None:
             return {"type": "error", "message": "not in lesson mode"}
         self._tutor_ready()
-        self._limit_cpu()
-        self.busy = True
         interrupted = False
         value = None
         try:
-            value = body()
+            value = self._interruptibly(body)
         except KeyboardInterrupt:
             interrupted = True
-        finally:
-            self.busy = False
         self._tutor_ready()
         return {
             "type": "result",
@@ -349,13 +345,17 @@ class Kernel:
         if color is not None:
             os.environ["GRADSHELL_COLOR"] = "1" if color else "0"
 
-    def _run(self, body: Any) -> dict[str, Any]:
+    def _interruptibly(self, body: Any) -> Any:
+        """Run learner-facing work: under the CPU limit, and where SIGINT interrupts it."""
         self._limit_cpu()
         self.busy = True
         try:
-            result = body()
+            return body()
         finally:
             self.busy = False
+
+    def _run(self, body: Any) -> dict[str, Any]:
+        result = self._interruptibly(body)
         return {
             "type": "result",
             "output": result.output,
