@@ -114,24 +114,7 @@ class LocalFiles:
     def write_svg(self, path: str, dot_text: str) -> str:
         """Render with Graphviz's `dot` into `path`."""
         target = self.policy.resolve(path)
-        program = shutil.which("dot")
-        if program is None:
-            raise FileAccessError(GRAPHVIZ_MISSING)
-        try:
-            done = subprocess.run(
-                [program, "-Tsvg", "-o", os.fspath(target)],
-                input=dot_text,
-                text=True,
-                capture_output=True,
-                timeout=60,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise FileAccessError(f"Graphviz's dot failed: {exc}") from None
-        if done.returncode != 0:
-            raise FileAccessError(
-                f"Graphviz's dot failed: {done.stderr.strip() or done.returncode}"
-            )
+        run_dot(["-Tsvg", "-o", os.fspath(target)], dot_text)
         return path
 
     def show_graph(self, dot_text: str) -> None:
@@ -140,16 +123,24 @@ class LocalFiles:
 
 def render_svg(dot_text: str) -> str:
     """SVG drawn from DOT text by Graphviz's `dot`; FileAccessError if it is missing or fails."""
+    svg = run_dot(["-Tsvg"], dot_text)
+    if not svg.strip():
+        raise FileAccessError("Graphviz's dot failed: it drew nothing")
+    return svg
+
+
+def run_dot(args: list[str], dot_text: str) -> str:
+    """Run Graphviz's `dot` with `args` on DOT text; its output, or FileAccessError."""
     program = shutil.which("dot")
     if program is None:
         raise FileAccessError(GRAPHVIZ_MISSING)
     try:
         done = subprocess.run(
-            [program, "-Tsvg"], input=dot_text, text=True, capture_output=True, timeout=60
+            [program, *args], input=dot_text, text=True, capture_output=True, timeout=60
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise FileAccessError(f"Graphviz's dot failed: {exc}") from None
-    if done.returncode != 0 or not done.stdout.strip():
+    if done.returncode != 0:
         raise FileAccessError(f"Graphviz's dot failed: {done.stderr.strip() or done.returncode}")
     return done.stdout
 
