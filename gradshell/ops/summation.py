@@ -37,60 +37,21 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 
 import numpy as np
 
 from gradshell.core.device import array_module
 
-GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE: below this a reduction runs on one thread
+# The thread count lives in the core (its kernels split work the same way); torch.set_num_threads
+# and the tests reach it through this module.
+from gradshell.core.threads import GRAIN_SIZE, _chunks, get_num_threads, set_num_threads  # noqa: F401
+
 _VEC_BYTES = 32  # width of one AVX2 register
 _ACC = {np.dtype(np.float16): np.dtype(np.float32)}  # float16 is accumulated in float32
 # Sequential sums run as one add.accumulate over few columns or long runs, else as a loop
 # of in-place vector adds (accumulate walks many wide columns slowly)
 _SEQ_LOOP_MAX = 256
 _ACCUMULATE_COLS = 64
-
-# -- threads -----------------------------------------------------------------------------
-_threads: int | None = None
-
-
-def _default_threads() -> int:
-    """The intra-op thread count PyTorch starts with: OMP_NUM_THREADS / MKL_NUM_THREADS,
-    else the number of physical cores this process may run on."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        value = os.environ.get(var, "")
-        if value.isdigit() and int(value) > 0:
-            return int(value)
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-    cores = set()
-    for cpu in cpus:
-        base = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
-        try:
-            with open(base + "physical_package_id") as f1, open(base + "core_id") as f2:
-                cores.add((f1.read().strip(), f2.read().strip()))
-        except OSError:
-            cores.add(("cpu", str(cpu)))
-    return max(1, len(cores))
-
-
-def get_num_threads() -> int:
-    """The thread count whose work split the sums reproduce (PyTorch's default unless set)."""
-    global _threads
-    if _threads is None:
-        _threads = _default_threads()
-    return _threads
-
-
-def set_num_threads(n: int) -> None:
-    """Reproduce PyTorch running with `n` intra-op threads (as torch.set_num_threads(n))."""
-    global _threads
-    if int(n) < 1:
-        raise RuntimeError("set_num_threads expects a positive integer")
-    _threads = int(n)
 
 
 # -- sequential sums ---------------------------------------------------------------------
@@ -458,15 +419,6 @@ def _reduce(a, dims: tuple, keepdim: bool, source=None):
     else:
         _dim_split(flat, out, it, threads, acc_dtype)
     return out.reshape(out_shape)
-
-
-def _chunks(n: int, grain: int, threads: int):
-    """at::parallel_for's split of range(n) among OpenMP threads."""
-    if n <= grain or threads == 1:
-        return [(0, n)]
-    nt = min(threads, -(-n // grain))
-    size = -(-n // nt)
-    return [(t * size, min(n, t * size + size)) for t in range(nt) if t * size < n]
 
 
 def _two_pass(flat, out, it, threads: int, acc_dtype) -> None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradshell.core.threads import GRAIN_SIZE, _chunks, get_num_threads
+
 VECTOR_BYTES = 64  # one AVX-512 register; PyTorch's CPU capability on this kind of machine
 
 
@@ -26,10 +28,6 @@ def block_size(dtype: np.dtype) -> int:
 
 def scalar_mask(n: int, dtype: np.dtype, threads: int | None = None) -> np.ndarray:
     """Boolean mask over ``range(n)``: True where ``cpu_kernel_vec`` runs the scalar lambda."""
-    # the thread split is the one the summation kernels already reproduce (imported here:
-    # the ops package imports this module)
-    from gradshell.ops.summation import GRAIN_SIZE, _chunks, get_num_threads
-
     threads = get_num_threads() if threads is None else threads
     block = block_size(dtype)
     mask = np.zeros(n, dtype=bool)
