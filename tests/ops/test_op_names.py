@@ -35,7 +35,7 @@ def _describe(value) -> str:
 def current() -> dict:
     """{'torch': {name: description}, 'Tensor': {name: description}} as they are now."""
     # module dunders (__loader__...) depend on who imported the module first: not ours
-    torch_names = {n: _describe(getattr(gtorch, n)) for n in dir(gtorch) if n[:2] not in "__@"}
+    torch_names = {n: _describe(getattr(gtorch, n)) for n in dir(gtorch) if not n.startswith(("__", "@"))}
     tensor_names = {n: _describe(Tensor.__dict__.get(n, getattr(Tensor, n))) for n in dir(Tensor)}
     return {"torch": torch_names, "Tensor": tensor_names}
 
