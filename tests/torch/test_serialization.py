@@ -1,25 +1,28 @@
 """torch.save / torch.load: PyTorch's zip format in both directions (files written by
 gradshell load in real PyTorch and back), weights_only semantics and messages, and a
-loader that refuses to run code from a crafted file."""
+loader that refuses to run code from a crafted file.
+
+PyTorch's side of each exchange is one piece the oracle records (`support.oracle.computed`):
+the bytes of the files real torch.save wrote, and what real PyTorch printed reading a file
+(gradshell's included: that answer is keyed by a digest of gradshell's bytes, so a change
+in what gradshell writes makes the recording stale instead of passing unchecked)."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
+import os
 import pickle
+import tempfile
 import zipfile
+from pathlib import Path
 
 import pytest
-from support.tutorials import live_torch
+from support import oracle
 
 from gradshell import torch as gtorch
 from gradshell.torch import serialization
-
-
-@pytest.fixture
-def real_torch():
-    """PyTorch itself (this module's comparisons cannot run on recorded answers)."""
-    return live_torch()
-
 
 # Writes a checkpoint with `torch` (either library) into `path`.
 WRITE = """
@@ -63,28 +66,86 @@ print(net(torch.ones(2, 3)))
 """
 
 
-def _printed(source: str, torch_mod, **names) -> str:
-    import contextlib
+FILES = ("ck.pt", "net.pt")
 
+
+def _printed(source: str, torch_mod, folder: Path) -> str:
     out = io.StringIO()
+    names = {"path": str(folder / "ck.pt"), "module_path": str(folder / "net.pt")}
     with contextlib.redirect_stdout(out):
         exec(source, {"torch": torch_mod, **names})  # noqa: S102 - the tests' own programs
     return out.getvalue()
 
 
-@pytest.mark.parametrize("writer", ["gradshell", "pytorch"])
-@pytest.mark.parametrize("reader", ["gradshell", "pytorch"])
-def test_files_cross_between_gradshell_and_pytorch(real_torch, tmp_path, writer, reader):
-    libs = {"gradshell": gtorch, "pytorch": real_torch}
-    names = {"path": str(tmp_path / "ck.pt"), "module_path": str(tmp_path / "net.pt")}
-    _printed(WRITE, libs[writer], **names)
-    expected = _printed(READ, real_torch, **names) if writer == "pytorch" else None
-    got = _printed(READ, libs[reader], **names)
-    if expected is None:
-        _printed(WRITE, real_torch, **names)
-        expected = _printed(READ, real_torch, **names)
-    assert "Weights only load failed" in expected
-    assert got == expected
+def _digest(files: dict) -> str:
+    return hashlib.sha256(b"".join(files[name] for name in sorted(files))).hexdigest()[:16]
+
+
+def _in_a_folder(files: dict, fn):
+    """`fn(folder)` with `files` ({name: bytes}) written into a fresh temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        return fn(folder)
+
+
+def _read_files(folder: Path, names=FILES) -> dict:
+    return {name: (folder / name).read_bytes() for name in names}
+
+
+def pytorch_writes(torch_mod, source: str = WRITE, names=FILES) -> dict:
+    """The files real torch.save wrote running `source` (recorded as bytes)."""
+
+    def run(real) -> dict:
+        with tempfile.TemporaryDirectory() as tmp:
+            _printed(source, real, Path(tmp))
+            return _read_files(Path(tmp), names)
+
+    return oracle.computed(f"torch.save {names}", run, torch_mod)
+
+
+def pytorch_reads(torch_mod, files: dict, source: str = READ) -> str:
+    """What real PyTorch printed running `source` on `files` (recorded; keyed by the
+    files' digest, so other bytes are other questions)."""
+    return oracle.computed(
+        f"read {_digest(files)} with {_digest({'': source.encode()})}",
+        lambda real: _in_a_folder(files, lambda folder: _printed(source, real, folder)),
+        torch_mod,
+    )
+
+
+def gradshell_writes(source: str = WRITE, names=FILES) -> dict:
+    """The files gradshell's torch.save wrote running `source`, with the archive's random
+    serialization id fixed (PyTorch's is a digest; gradshell's a random draw that nothing
+    reads) so the same program gives the same bytes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = os.urandom
+        os.urandom = lambda n: bytes(n)
+        try:
+            _printed(source, gtorch, Path(tmp))
+        finally:
+            os.urandom = saved
+        return _read_files(Path(tmp), names)
+
+
+def test_pytorch_reads_what_gradshell_writes(real_torch):
+    theirs = pytorch_reads(real_torch, pytorch_writes(real_torch))
+    assert "Weights only load failed" in theirs
+    assert pytorch_reads(real_torch, gradshell_writes()) == theirs
+
+
+def test_gradshell_reads_what_pytorch_writes(real_torch):
+    files = pytorch_writes(real_torch)
+    theirs = pytorch_reads(real_torch, files)
+    assert "Weights only load failed" in theirs
+    assert _in_a_folder(files, lambda folder: _printed(READ, gtorch, folder)) == theirs
+
+
+def test_gradshell_reads_what_it_writes_as_pytorch_reads_its_own(real_torch):
+    theirs = pytorch_reads(real_torch, pytorch_writes(real_torch))
+    ours = _in_a_folder(gradshell_writes(), lambda folder: _printed(READ, gtorch, folder))
+    assert ours == theirs
 
 
 def test_the_archive_is_laid_out_as_pytorchs(tmp_path):
@@ -181,14 +242,26 @@ def test_out_of_bounds_tensor_views_are_refused():
         gtorch.load(_archive(payload, {"0": b"\x00" * 16}))
 
 
-def test_weights_only_message_matches_pytorch(real_torch, tmp_path):
-    path = str(tmp_path / "lin.pt")
-    real_torch.save(real_torch.nn.Linear(2, 1), path)
-    with pytest.raises(pickle.UnpicklingError) as theirs:
-        real_torch.load(path)
-    with pytest.raises(pickle.UnpicklingError) as ours:
-        gtorch.load(path)
-    assert str(ours.value) == str(theirs.value)
+LINEAR = "torch.manual_seed(0)\ntorch.save(torch.nn.Linear(2, 1), path)\n"
+LOAD = """
+try:
+    torch.load(path)
+except Exception as e:
+    print(f"{type(e).__name__}: {e}")
+"""
+
+
+def test_weights_only_message_matches_pytorch(real_torch):
+    files = pytorch_writes(real_torch, LINEAR, ("ck.pt",))
+    theirs = pytorch_reads(real_torch, files, LOAD)
+    assert "Weights only load failed" in theirs
+
+    def load(folder: Path) -> str:
+        with pytest.raises(pickle.UnpicklingError) as ours:
+            gtorch.load(folder / "ck.pt")
+        return f"UnpicklingError: {ours.value}\n"
+
+    assert _in_a_folder(files, load) == theirs
 
 
 def test_legacy_format_is_refused_by_name():
@@ -286,13 +359,18 @@ def test_map_location_forms():
             gtorch.load(buf, map_location="cuda:0")
 
 
-def test_unsafe_globals_are_listed_without_loading(real_torch, tmp_path):
-    path = str(tmp_path / "mixed.pt")
-    for lib in (gtorch, real_torch):
-        lib.save({"net": lib.nn.Linear(1, 1), "t": lib.ones(1), "s": {1}}, path)
-        assert gtorch.serialization.get_unsafe_globals_in_checkpoint(path) == [
-            "torch.nn.modules.linear.Linear"
-        ]
-        assert real_torch.serialization.get_unsafe_globals_in_checkpoint(path) == [
-            "torch.nn.modules.linear.Linear"
-        ]
+MIXED = (
+    "torch.manual_seed(0)\n"
+    "torch.save({'net': torch.nn.Linear(1, 1), 't': torch.ones(1), 's': {1}}, path)\n"
+)
+UNSAFE = "print(torch.serialization.get_unsafe_globals_in_checkpoint(path))\n"
+
+
+def test_unsafe_globals_are_listed_without_loading(real_torch):
+    listed = "['torch.nn.modules.linear.Linear']\n"
+    for files in (
+        gradshell_writes(MIXED, ("ck.pt",)),
+        pytorch_writes(real_torch, MIXED, ("ck.pt",)),
+    ):
+        assert _in_a_folder(files, lambda folder: _printed(UNSAFE, gtorch, folder)) == listed
+        assert pytorch_reads(real_torch, files, UNSAFE) == listed
