@@ -13,12 +13,13 @@ import heapq
 import itertools
 import weakref
 
-from gradshell.core import events, grad_mode
+from gradshell.core import events, grad_mode, gradients
 from gradshell.core.autograd import AccumulateGrad, Node, edge
 from gradshell.core.device import array_module
 from gradshell.core.tensor import Tensor, wrap
 
 _calls = itertools.count(1)
+_add = gradients.add
 
 
 def _as_tuple(x) -> tuple:
@@ -279,7 +280,7 @@ def run_backward(
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.num_outputs
                     old = buf[nr]
-                    buf[nr] = g if old is None else old + g
+                    buf[nr] = g if old is None else _add(old, g)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
@@ -343,7 +344,7 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g) -> None:
     if g is None:
         return
     old = buf[nr]
-    buf[nr] = g if old is None else old + g
+    buf[nr] = g if old is None else _add(old, g)
 
 
 def _materialize(node: Node, grads: list) -> list:
@@ -367,9 +368,9 @@ def _conform(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
                 f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]"
             )
-        g = g.sum_to_size(shape)
+        g = gradients.sum_to_size(g, shape)
     if g._dtype is not dtype:
-        g = g.to(dtype)
+        g = gradients.cast(g, dtype)
     return g
 
 
@@ -402,11 +403,11 @@ def _run_tensor_hooks(node: Node, grads: list) -> list:
 def _retain(t: Tensor, g: Tensor) -> None:
     before = t._grad
     if before is None:
-        t._grad = g.detach().clone() if not grad_mode.state.enabled else g.clone()
+        t._grad = gradients.detached_copy(g) if not grad_mode.state.enabled else gradients.clone(g)
     else:
-        t._grad = before + g
+        t._grad = _add(before, g)
     if events.active:
-        _emit_accumulated(0, t, None if before is None else before.detach().clone(), g)
+        _emit_accumulated(0, t, None if before is None else gradients.detached_copy(before), g)
 
 
 def _check_hook_result(r, g: Tensor, what: str) -> Tensor:
@@ -444,12 +445,12 @@ def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> 
                 g = _check_hook_result(r, g, "hook")
     before = leaf._grad
     listening = bool(events.active)
-    snapshot = before.detach().clone() if (listening and before is not None) else None
+    snapshot = gradients.detached_copy(before) if (listening and before is not None) else None
     if before is None:
         if create_graph:
             # PyTorch copies into a fresh tensor, so the new .grad hangs off CopyBackwards
             new = wrap(array_module(g._data).zeros(g._data.shape, g._dtype.np), g._dtype)
-            new.copy_(g)
+            gradients.copy_into(new, g)
         else:
             new = wrap(g._data.copy(), g._dtype)
         new._legacy_variable = True  # in 0.3, .grad was a Variable
@@ -458,7 +459,7 @@ def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> 
         before._data += g._data
         before._bump_version()
     else:
-        leaf._grad = before + g
+        leaf._grad = _add(before, g)
     post = leaf._post_accumulate_hooks
     if post:
         for hook in list(post.values()):
@@ -469,17 +470,19 @@ def _accumulate_leaf(call: int, leaf: Tensor, g: Tensor, create_graph: bool) -> 
 
 def _emit_accumulated(call: int, t: Tensor, before, added: Tensor) -> None:
     grad = t._grad
-    events.emit(
-        events.GradAccumulated(call, t, before, added.detach().clone(), grad.detach().clone(), grad)
-    )
+    copy = gradients.detached_copy
+    events.emit(events.GradAccumulated(call, t, before, copy(added), copy(grad), grad))
 
 
 def _accumulate_non_leaf(call: int, t: Tensor, g, create_graph: bool) -> None:
     if g is None:
         return
     before = t._grad
-    snapshot = before.detach().clone() if (events.active and before is not None) else None
-    t._grad = (g.clone() if create_graph else g.detach().clone()) if before is None else before + g
+    snapshot = gradients.detached_copy(before) if (events.active and before is not None) else None
+    if before is None:
+        t._grad = gradients.clone(g) if create_graph else gradients.detached_copy(g)
+    else:
+        t._grad = _add(before, g)
     if events.active:
         _emit_accumulated(call, t, snapshot, g)
 

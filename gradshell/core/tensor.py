@@ -10,6 +10,7 @@ as methods.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -27,6 +28,19 @@ NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
     "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
 )
+
+
+_constructor: Callable[..., Tensor] | None = None
+
+
+def set_constructor(fn: Callable[..., Tensor] | None) -> None:
+    """Install `fn(cls, *args, **kwargs)` as what `torch.Tensor(...)` calls.
+
+    The op library calls this once when it installs itself, so that the core never
+    imports it.
+    """
+    global _constructor
+    _constructor = fn
 
 
 class VersionCounter:
@@ -81,10 +95,11 @@ class Tensor:
 
     # -- construction -------------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
-        # `torch.Tensor(...)` is the legacy constructor; the torch layer installs it.
-        from gradshell.ops.creation import legacy_tensor_constructor
-
-        return legacy_tensor_constructor(cls, *args, **kwargs)
+        # `torch.Tensor(...)` is the legacy constructor; the op library installs it with
+        # set_constructor (the core's own code builds tensors with `wrap`).
+        if _constructor is None:
+            raise TypeError("torch.Tensor() needs the op library: import gradshell.ops first")
+        return _constructor(cls, *args, **kwargs)
 
     # -- basic properties ---------------------------------------------------------------------
     @property
@@ -528,4 +543,12 @@ class RemovableHandle:
         self.remove()
 
 
-__all__ = ["Tensor", "VersionCounter", "wrap", "wrap_dim", "array_module", "RemovableHandle"]
+__all__ = [
+    "Tensor",
+    "VersionCounter",
+    "wrap",
+    "wrap_dim",
+    "array_module",
+    "RemovableHandle",
+    "set_constructor",
+]
