@@ -18,40 +18,53 @@ import numpy as np
 from gradshell.core.fma import fma32
 
 F32 = np.float32
-CHUNK = 65536  # elements per pass: keeps a kernel's float64 temporaries in the cache
-_TINY = 2.0**-126
-_LOW29 = np.int64((1 << 29) - 1)
-_HALF29 = np.int64(1 << 28)
+# Elements per pass.  A float64 temporary of 16000 elements (125 KiB) stays under the C
+# library's mmap threshold (128 KiB), so temporaries are recycled from the heap instead of
+# being mapped and page-faulted afresh: measured, three live 64Ki-element float64
+# temporaries cost 50x the arithmetic on them.  It also keeps a pass in the L2 cache.
+CHUNK = 16000
+_INT64_MIN = np.int64(np.iinfo(np.int64).min)
+# (bits << 1) - 1 below this (as uint64): a nonzero float64 under 2**-126 in magnitude
+_SUB_LIMIT = np.uint64((897 << 53) - 1)
 
 
-def fma(a, b, c) -> np.ndarray:
-    """``RN32(a*b + c)`` with one rounding, for float32 arrays or scalars (broadcasting)."""
-    s = np.multiply(a, b, dtype=np.float64)  # exact: 24 x 24 bits fit in 53
+def _redo_exact(r: np.ndarray, idx: np.ndarray, a, b, c) -> None:
+    """Recompute ``r`` at the flat indices `idx` with the exact FMA."""
+    shape = r.shape
+    pick = [np.broadcast_to(np.asarray(v, F32), shape).reshape(-1)[idx] for v in (a, b, c)]
+    r.reshape(-1)[idx] = fma32(*pick)
+
+
+def fma(a, b, c, normal: bool = False) -> np.ndarray:
+    """``RN32(a*b + c)`` with one rounding, for float32 arrays or scalars (broadcasting).
+
+    The float32 product is exact in float64 (24 + 24 bits <= 53), so the float64 sum
+    rounds once and the cast to float32 rounds again.  Rounding twice gives the single
+    rounding's result unless the float64 sum lands exactly halfway between two float32s
+    (its low 29 significand bits 1000...0) or in float32's subnormal range, where the
+    float32 grid is coarser; those elements (found from the float64 bits, one shift and
+    one reduction) are recomputed exactly.  ``normal=True`` is the caller's proof that
+    no result is a nonzero value below 2**-126 unless it is exact (skips that test).
+    """
+    s = np.multiply(a, b, dtype=np.float64)
     if s.ndim == 0:
         return np.asarray(fma32(a, b, c), dtype=F32)
     if np.shape(c) == () or np.shape(c) == s.shape:
-        np.add(s, c, out=s, casting="unsafe")
+        np.add(s, c, out=s)
     else:
         s = s + np.asarray(c, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        r = s.astype(np.float32)
-    # double rounding is possible only where s lies halfway between two float32s (low 29
-    # bits 1000...0), and the float32 grid is coarser for subnormal results
+        r = s.astype(F32)
     bits = s.view(np.int64)
-    low = np.bitwise_and(bits, _LOW29)
-    suspect = (low == _HALF29).any()
-    if not suspect:
-        mag = np.abs(s)
-        suspect = bool((mag < _TINY).any() and ((mag < _TINY) & (mag > 0)).any())
-    if suspect:
-        mag = np.abs(s)
-        odd = (np.bitwise_and(bits, _LOW29) == _HALF29) | ((mag < _TINY) & (mag > 0))
-        idx = np.nonzero(odd)
-        shape = s.shape
-        aa = np.broadcast_to(np.asarray(a, F32), shape)[idx]
-        bb = np.broadcast_to(np.asarray(b, F32), shape)[idx]
-        cc = np.broadcast_to(np.asarray(c, F32), shape)[idx]
-        r[idx] = fma32(aa, bb, cc)
+    t = np.left_shift(bits, 35)  # the low 29 bits on top: a midpoint is INT64_MIN
+    if t.size and t.min() == _INT64_MIN:
+        _redo_exact(r, np.flatnonzero(t == _INT64_MIN), a, b, c)
+    if not normal:
+        np.left_shift(bits, 1, out=t)
+        u = t.view(np.uint64)
+        u -= np.uint64(1)  # zero wraps to the top: only nonzero tiny values fall below
+        if u.size and u.min() < _SUB_LIMIT:
+            _redo_exact(r, np.flatnonzero(u < _SUB_LIMIT), a, b, c)
     return r
 
 
@@ -170,30 +183,49 @@ def df_rec_f2(d):
 # -- exponent helpers ----------------------------------------------------------------------
 def pow2i(q: np.ndarray) -> np.ndarray:
     """2**q as float32 from the exponent bits (q in the normal range)."""
-    return ((q.astype(np.int32) + 127) << 23).astype(np.int32).view(np.float32)
+    b = np.add(q, 127, dtype=np.int32)
+    np.left_shift(b, 23, out=b)
+    return b.view(np.float32)
 
 
 def ldexp2(d: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Sleef's vldexp2: d * 2**(q>>1) * 2**(q - (q>>1)), two exact-ish steps."""
     h = q >> 1
-    return d * pow2i(h) * pow2i(q - h)
+    r = d * pow2i(h)
+    np.subtract(q, h, out=h)
+    r *= pow2i(h)
+    return r
 
 
 def ldexp3(d: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Sleef's vldexp3: add q to the exponent field (no range checks)."""
-    bits = np.asarray(d, F32).view(np.int32) + (q.astype(np.int32) << 23)
-    return bits.astype(np.int32).view(np.float32)
+    b = np.left_shift(q, 23, dtype=np.int32)
+    b += np.asarray(d, F32).view(np.int32)
+    return b.view(np.float32)
 
 
 def rint_int(x: np.ndarray) -> np.ndarray:
     """cvtps_epi32: round to nearest even; NaN and out-of-range give INT_MIN."""
     with np.errstate(invalid="ignore"):
+        big = np.abs(x).max(initial=0) if x.size else 0
+        if big < 2.0**31:  # (a NaN fails this test too)
+            return np.rint(x).astype(np.int32)
         ok = np.abs(x) < 2.0**31
         return np.where(ok, np.rint(np.where(ok, x, 0)), -(2.0**31)).astype(np.int32)
 
 
+def _exponent_field(x: np.ndarray) -> np.ndarray:
+    f = np.right_shift(np.asarray(x, F32).view(np.int32), 23)
+    np.bitwise_and(f, 0xFF, out=f)
+    return f
+
+
 def getexp(x: np.ndarray) -> np.ndarray:
     """AVX-512 ``vgetexpps``: floor(log2|x|) as float32 (subnormals too), inf/-inf/nan."""
+    f = _exponent_field(x)
+    if f.size == 0 or (f.min() > 0 and f.max() < 255):  # normal numbers: the field, unbiased
+        f -= 127
+        return f.astype(F32)
     with np.errstate(divide="ignore", invalid="ignore"):
         _, e = np.frexp(np.abs(x).astype(np.float64))
         r = (e - 1).astype(F32)
@@ -204,39 +236,59 @@ def getexp(x: np.ndarray) -> np.ndarray:
     return r.astype(F32)
 
 
-def chunked(fn):
-    """Run the elementwise kernel `fn` over cache-sized pieces of its input (5x faster on
-    10^6 elements than whole-array passes, whose temporaries spill to memory)."""
+def getmant(x: np.ndarray) -> np.ndarray:
+    """AVX-512 ``vgetmantps`` with the [0.75, 1.5) interval: |x| scaled by a power of two."""
+    f = _exponent_field(x)
+    if f.size and f.min() > 0 and f.max() < 255:
+        # normal numbers: the significand over exponent 0, or -1 where its top bit is set
+        m = np.bitwise_and(np.asarray(x, F32).view(np.int32), 0x007FFFFF)
+        np.right_shift(m, 22, out=f)
+        np.subtract(127, f, out=f)
+        np.left_shift(f, 23, out=f)
+        m |= f
+        return m.view(F32)
+    m, _ = np.frexp(np.abs(x).astype(np.float64))  # [0.5, 1)
+    m = m * 2.0
+    return np.where(m >= 1.5, m * 0.5, m).astype(F32)
+
+
+def blockwise(fn):
+    """Run the elementwise kernel `fn(*arrays, *params)` over cache-sized blocks.
+
+    The leading array arguments are broadcast to one shape and cut into ``CHUNK``-element
+    pieces (see ``CHUNK``); trailing non-array arguments (scalars) pass through unchanged.
+    """
 
     @functools.wraps(fn)
-    def wrapper(x):
-        x = np.asarray(x)
-        if x.size <= CHUNK:
-            return fn(x)
-        flat = x.reshape(-1)
-        out = np.empty(flat.shape, dtype=x.dtype)
-        for i in range(0, flat.size, CHUNK):
-            out[i : i + CHUNK] = fn(flat[i : i + CHUNK])
-        return out.reshape(x.shape)
+    def wrapper(*args):
+        if not isinstance(args[0], np.ndarray):
+            args = (np.asarray(args[0]), *args[1:])
+        k = 0
+        while k < len(args) and isinstance(args[k], np.ndarray):
+            k += 1
+        arrays = np.broadcast_arrays(*args[:k]) if k > 1 else list(args[:k])
+        rest = args[k:]
+        size = arrays[0].size
+        if size <= CHUNK:
+            return fn(*arrays, *rest)
+        shape = arrays[0].shape
+        flats = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+        out = None
+        for i in range(0, size, CHUNK):
+            part = fn(*(f[i : i + CHUNK] for f in flats), *rest)
+            if out is None:
+                out = np.empty(size, dtype=part.dtype)
+            out[i : i + CHUNK] = part
+        return out.reshape(shape)
 
     return wrapper
+
+
+def chunked(fn):
+    """``blockwise`` for a kernel of one array."""
+    return blockwise(fn)
 
 
 def chunked2(fn):
-    """``chunked`` for a kernel of two arrays (broadcast to one shape first)."""
-
-    @functools.wraps(fn)
-    def wrapper(x, y):
-        x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
-        if x.size <= CHUNK:
-            return fn(x, y)
-        fx, fy = x.reshape(-1), y.reshape(-1)
-        out = None
-        for i in range(0, fx.size, CHUNK):
-            part = fn(fx[i : i + CHUNK], fy[i : i + CHUNK])
-            if out is None:
-                out = np.empty(fx.shape, dtype=part.dtype)
-            out[i : i + CHUNK] = part
-        return out.reshape(x.shape)
-
-    return wrapper
+    """``blockwise`` for a kernel of two arrays (broadcast to one shape first)."""
+    return blockwise(fn)

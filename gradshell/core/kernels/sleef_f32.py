@@ -30,6 +30,7 @@ from gradshell.core.kernels.fp32 import (
     df_squ,
     fma,
     getexp,
+    getmant,
     ldexp2,
     ldexp3,
     rint_int,
@@ -57,16 +58,32 @@ def expf(d: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         q = rint_int(d * R_LN2F)
         qf = q.astype(F32)
-        s = fma(qf, -L2UF, d)
-        s = fma(qf, -L2LF, s)
-        u = np.full(d.shape, F32(0.000198527617612853646278381), F32)
-        for c in _EXPF_POLY:
-            u = fma(u, s, c)
-        u = F32(1) + fma(s * s, u, s)
+        # s = fma(q, -L2U, d): L2U has 16 significant bits and |q| <= 150 where the result
+        # is kept, so q*L2U is exact in float32 and the float32 subtraction is the fma.
+        s = qf * L2UF
+        np.subtract(d, s, out=s)
+        # s = fma(q, -L2L, s): where q != 0, |d| > 0.34 makes d and q*L2U multiples of
+        # 2**-25 and q*L2L is a multiple of 2**-43 below 2**-12; their sum, under 1, needs
+        # at most 43 bits, so the float64 sum is exact and its one rounding is the fma's.
+        s64 = np.multiply(qf, -float(L2LF), dtype=np.float64)
+        s64 += s
+        s = s64.astype(F32)
+        # Horner steps: every result lies near its constant term (>= 0.0013), so none is
+        # subnormal (normal=True); only the float64 midpoint test remains.
+        u = fma(F32(0.000198527617612853646278381), s, _EXPF_POLY[0], normal=True)
+        for c in _EXPF_POLY[1:]:
+            u = fma(u, s, c, normal=True)
+        # s*s*u + s: where s is below 2**-126 the product s*s is 0 and the sum exact;
+        # elsewhere it stays above 0.79*|s| and far from the subnormal range... except
+        # in [2**-126, 1.3*2**-126), where s*s*u vanishes beside s and the result is s.
+        u = fma(s * s, u, s, normal=True)
+        u += F32(1)
         u = ldexp2(u, q)
-        u = np.where(d < F32(-104), F32(0), u)
-        u = np.where(F32(100) < d, F32(np.inf), u)
-    return u.astype(F32, copy=False)
+        lo, hi = d.min(initial=0), d.max(initial=0)
+        if not (lo >= F32(-104) and hi <= F32(100)):  # rare: out of range (or NaN)
+            u[d < F32(-104)] = F32(0)
+            u[F32(100) < d] = F32(np.inf)
+    return u
 
 
 def _expk2f(d0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,13 +120,6 @@ def expm1f(a: np.ndarray) -> np.ndarray:
 
 _LN2_PAIR = (F32(0.69314718246459960938), F32(-1.904654323148236017e-09))
 LOG1PF_BOUND = F32(1e38)  # above it Sleef's log1pf returns logf_u1(d)
-
-
-def getmant(x: np.ndarray) -> np.ndarray:
-    """AVX-512 ``vgetmantps`` with the [0.75, 1.5) interval: |x| scaled by a power of two."""
-    m, _ = np.frexp(np.abs(x).astype(np.float64))  # [0.5, 1)
-    m = m * 2.0
-    return np.where(m >= 1.5, m * 0.5, m).astype(F32)
 
 
 @chunked
