@@ -1,30 +1,42 @@
 """The op library: importing it installs every op as a Tensor method.
 
-One module per family; in each, an op is its forward function, its backward node
-class (named as PyTorch names it) and its 0.2-era name, side by side.
+One module per family (arithmetic, unary, comparison, selection, reduction, shape and
+views, indexing, linear algebra, nn, convolution, pooling, creation...), imported in an
+order with no cycles; in each, an op is its forward function declared in the registry
+(`gradshell.ops.registry`: its Tensor methods and torch names), and its backward node class
+(named as PyTorch names it, with its 0.2-era name and its `explain` formula), side by side.
 """
 
 import numpy as _np
 
 from gradshell.core import gradients as _gradients
 from gradshell.core import tensor as _tensor
-from gradshell.ops import (  # noqa: F401 - imported for their side effect of installing methods
+from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     arithmetic,
+    batchnorm,
     clamping,
     comparison,
+    conv,
     conversion,
     creation,
     indexing,
     inplace,
     inverse,
     linalg,
+    nn,
+    pooling,
     reduction,
+    registry,
+    scalar,
+    selection,
     shape,
     unary,
 )
 
-# The one place the op library installs itself into the core: `torch.Tensor(...)` and the
-# engine's broadcast-gradient sum (in PyTorch's order of additions).
+# The one place the op library installs itself into the core: every declared Tensor
+# method, `torch.Tensor(...)` and the engine's broadcast-gradient sum (in PyTorch's order
+# of additions).
+registry.install(_tensor.Tensor)
 _tensor.set_constructor(creation.legacy_tensor_constructor)
 _gradients.set_exact_sum(lambda t, dims: t.sum(dims, keepdim=True))
 

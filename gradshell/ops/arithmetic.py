@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from gradshell.core import dtypes, kernels
+from gradshell.ops import registry, unary
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -17,51 +18,34 @@ from gradshell.ops.base import (
     array_module,
     as_array,
     binary_operands,
-    broadcast_error,
+    broadcast_fail,
+    install,
     is_scalar,
     needs_grad,
     record,
     tensor_method,
     wrap,
 )
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    Unavailable,
+    const,
+    num,
+    operand,
+    wrap_sym,
+)
+from gradshell.ops.inplace import apply_inplace, fast_binary, write_out
+from gradshell.ops.scalar import (
+    _apply,
+    _true_div_dtype,
+    mul_scalar,
+)
+from gradshell.ops.selection import where
+from gradshell.ops.unary import log, reciprocal, sqrt
 
-
-def _broadcast_fail(a, b) -> RuntimeError:
-    sa = a.shape if isinstance(a, Tensor) else ()
-    sb = b.shape if isinstance(b, Tensor) else ()
-    return broadcast_error(tuple(sa), tuple(sb))
-
-
-def _apply(ufunc_name: str, a, b, dtype=None):
-    ad, bd, dt, xp = binary_operands(a, b, dtype)
-    if dt.np == np.float16 and ufunc_name in _OPMATH_SCALAR:
-        ad, bd = _half_scalar(a, ad), _half_scalar(b, bd)
-    try:
-        r = getattr(xp, ufunc_name)(ad, bd)
-    except ValueError:
-        raise _broadcast_fail(a, b) from None
-    if r.dtype != dt.np:
-        r = r.astype(dt.np)
-    return wrap(as_array(r), dt)
-
-
-#: float16 ops whose CPU kernel takes a number operand in float32 (add and sub round it
-#: to float16 first, as NumPy does)
-_OPMATH_SCALAR = frozenset({"multiply", "true_divide", "divide"})
-
-
-def _half_scalar(operand, data):
-    """A number (or 0-d tensor of another dtype) with a float16 tensor: PyTorch's kernels
-    take it in float32, their compute type, rather than rounded to float16 first."""
-    if is_scalar(operand) and not isinstance(operand, bool):
-        return np.float32(operand)
-    if (
-        isinstance(operand, Tensor)
-        and operand._data.ndim == 0
-        and operand._data.dtype != np.float16
-    ):
-        return np.float32(operand._data)
-    return data
+_broadcast_fail = broadcast_fail
 
 
 _ndarray = np.ndarray
@@ -112,8 +96,17 @@ class AddBackward0(Node):
         gb = g if alpha == 1 else g * alpha
         return g, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        alpha = c.attr("alpha")
+        expr = f"{a} + {b}" if alpha == 1 else f"{a} + {num(alpha)}·{b}"
+        one, other = const(1), const(alpha)
+        if c.same_input:
+            one.merged = other.merged = num(1 + alpha)
+        return Formula(expr, [one, other])
 
-@tensor_method("add", "__add__", "__radd__")
+
+@tensor_method("add", "__add__", "__radd__", torch=("add",))
 def add(self, other, *, alpha=1, out=None):
     """self + alpha * other, broadcasting."""
     res = _fast(np.add, self, other) if alpha == 1 and out is None else None
@@ -160,8 +153,17 @@ class SubBackward0(Node):
         alpha = self.alpha
         return g, (-g if alpha == 1 else g * -alpha)
 
+    def explain(self, c: Ctx) -> Formula:
+        a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        alpha = c.attr("alpha")
+        expr = f"{a} − {b}" if alpha == 1 else f"{a} − {num(alpha)}·{b}"
+        first, second = const(1), const(-alpha)
+        if c.same_input:
+            first.merged = second.merged = num(1 - alpha)
+        return Formula(expr, [first, second])
 
-@tensor_method("sub", "__sub__", "subtract")
+
+@tensor_method("sub", "__sub__", "subtract", torch=("sub", "subtract"))
 def sub(self, other, *, alpha=1, out=None):
     """self - alpha * other, broadcasting."""
     res = _fast(np.subtract, self, other, True) if alpha == 1 and out is None else None
@@ -189,12 +191,26 @@ class RsubBackward1(Node):
     def backward(self, g):
         return (-g if self.alpha == 1 else g * -self.alpha,)
 
+    def explain(self, c: Ctx) -> Formula:
+        x = wrap_sym(c.sym(0))
+        alpha = c.attr("alpha")
+        other = getattr(c.node, "other", None)  # the Python number the tensor was subtracted from
+        s = num(other) if isinstance(other, (int, float)) and not isinstance(other, bool) else "c"
+        expr = f"{s} − {x}" if alpha == 1 else f"{s} − {num(alpha)}·{x}"
+        return Formula(expr, [const(-alpha)])
+
 
 class RsubBackward0(Node):
     """d(b - alpha*a): -alpha for a, 1 for b."""
 
     def backward(self, g):
         return (-g if self.alpha == 1 else g * -self.alpha), g
+
+    def explain(self, c: Ctx) -> Formula:
+        a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        alpha = c.attr("alpha")
+        expr = f"{b} − {a}" if alpha == 1 else f"{b} − {num(alpha)}·{a}"
+        return Formula(expr, [const(-alpha), const(1)])
 
 
 @tensor_method("__rsub__")
@@ -218,6 +234,16 @@ def rsub(self, other, *, alpha=1):
     return res
 
 
+def _rsub_function(input, other, *, alpha=1):  # noqa: A002 - PyTorch's name
+    """other - alpha * input."""
+    return rsub(input, other, alpha=alpha)
+
+
+# torch.rsub takes `input` (Tensor.__rsub__ takes `self`): its own function, named rsub
+_rsub_function.__name__ = _rsub_function.__qualname__ = "rsub"
+registry.function("rsub", _rsub_function)
+
+
 # -- mul ---------------------------------------------------------------------------------------
 class MulBackward0(Node):
     """d(a*b): b for a, a for b."""
@@ -229,8 +255,26 @@ class MulBackward0(Node):
         gb = g * self.saved("self") if self.needs_b else None
         return ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        needs_a = getattr(c.node, "needs_a", True)
+        needs_b = getattr(c.node, "needs_b", True)
+        la = lb = None
+        sa, sb = c.sym(0), c.sym(1)
+        if needs_a:
+            sb, vb, exact_b = operand(c, "other", 1)
+            la = Local(sb, vb, exact=exact_b)
+        if needs_b:
+            sa, va, _ = operand(c, "self", 0)
+            lb = Local(sa, va)
+        if c.same_input and la is not None and lb is not None:
+            sym = c.sym(0)
+            expr = f"{wrap_sym(sym)}·{wrap_sym(sym)}"
+            la.merged = lb.merged = f"2{wrap_sym(sym)}"
+            return Formula(expr, [la, lb])
+        return Formula(f"{wrap_sym(sa)}·{wrap_sym(sb)}", [la, lb])
 
-@tensor_method("mul", "__mul__", "__rmul__", "multiply")
+
+@tensor_method("mul", "__mul__", "__rmul__", "multiply", torch=("mul", "multiply"))
 def mul(self, other, *, out=None):
     """self * other, broadcasting."""
     res = _fast(np.multiply, self, other) if out is None else None
@@ -256,13 +300,6 @@ def mul(self, other, *, out=None):
 
 
 # -- div ---------------------------------------------------------------------------------------
-def _true_div_dtype(a, b):
-    dt = dtypes.result_type(a, b)
-    if dt.category != FLOAT:
-        dt = dtypes.get_default_dtype()
-    return dt
-
-
 class DivBackward0(Node):
     """d(a/b): 1/b for a, -a/b² for b."""
 
@@ -277,8 +314,22 @@ class DivBackward0(Node):
             gb = -g * ((a / other) / other)  # as PyTorch: other² could underflow to 0
         return ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        sb, vb, exact_b = operand(c, "other", 1)
+        a = wrap_sym(c.sym(0))
+        b = wrap_sym(sb)
+        la = lb = None
+        if getattr(c.node, "needs_a", True):
+            la = Local(f"1/{b}", 1.0 / vb if exact_b else 1.0 / vb, exact=False)
+        if getattr(c.node, "needs_b", False):
+            va = c.saved("self")
+            lb = Local(f"−{a}/{b}²", -va / (vb * vb))
+        return Formula(f"{a}/{b}", [la, lb])
 
-@tensor_method("div", "__truediv__", "divide", "true_divide")
+
+@tensor_method(
+    "div", "__truediv__", "divide", "true_divide", torch=("div", "divide", "true_divide")
+)
 def div(self, other, *, rounding_mode=None, out=None):
     """self / other (true division unless rounding_mode is 'trunc' or 'floor')."""
     if not _check_other(other):
@@ -317,8 +368,6 @@ def _div_rounding(a, b, mode):
         if mode == "floor":
             return _apply("floor_divide", a, b, dt)
         return wrap(_trunc_int(a, b, dt), dt)
-    from gradshell.ops import unary
-
     return unary.floor(q) if mode == "floor" else unary.trunc(q)
 
 
@@ -338,12 +387,10 @@ def rdiv(self, other):
     """other / self, computed as PyTorch does: reciprocal(self) * other."""
     if not _check_other(other):
         return NotImplemented
-    from gradshell.ops.unary import reciprocal
-
     return mul(reciprocal(self), other)
 
 
-@tensor_method("floor_divide", "__floordiv__")
+@tensor_method("floor_divide", "__floordiv__", torch=("floor_divide",))
 def floor_divide(self, other):
     """Elementwise floor(self / other), no gradient."""
     if not _check_other(other):
@@ -372,7 +419,7 @@ class RemainderBackward0(Node):
         return (g,)
 
 
-@tensor_method("remainder", "__mod__")
+@tensor_method("remainder", "__mod__", torch=("remainder",))
 def remainder(self, other):
     """Python-style modulus (sign of the divisor)."""
     if not _check_other(other):
@@ -407,6 +454,22 @@ class PowBackward0(Node):
             return (g * 0,)
         return (g * mul_scalar(x ** (e - 1), e),)
 
+    def explain(self, c: Ctx) -> Formula:
+        x = wrap_sym(c.sym(0))
+        n = c.saved("exponent")
+        xv = c.saved("self")
+        if isinstance(n, np.ndarray):
+            raise Unavailable("tensor exponent")
+        if n == 0:
+            return Formula(f"{x}^0", [const(0)])
+        if n == 1:
+            rhs = "1"
+        elif n == 2:
+            rhs = f"2{x}"
+        else:
+            rhs = f"{num(n)}·{x}^{num(n - 1)}"
+        return Formula(f"{x}^{num(n)}", [Local(rhs, n * xv ** (n - 1))])
+
 
 class PowBackward1(Node):
     """d(a**b): b*a**(b-1) for a, a**b * log(a) for b."""
@@ -414,8 +477,6 @@ class PowBackward1(Node):
     legacy_name_02 = "PowBackward"
 
     def backward(self, g):
-        from gradshell.ops.unary import log, where
-
         a = self.saved("self")
         b = self.saved("exponent")
         ga = gb = None
@@ -428,6 +489,21 @@ class PowBackward1(Node):
             gb = where(((a == 0) & (b >= 0)).detach(), g * 0, gb)
         return ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        av = c.saved("self")
+        bv = c.saved("exponent")
+        la = lb = None
+        if getattr(c.node, "needs_a", True):
+            with np.errstate(all="ignore"):
+                val = np.where(bv == 0, 0.0, bv * av ** (bv - 1))
+            la = Local(f"{b}·{a}^({b}−1)", val)
+        if getattr(c.node, "needs_b", False):
+            with np.errstate(all="ignore"):
+                val = np.where((av == 0) & (bv >= 0), 0.0, av**bv * np.log(av))
+            lb = Local(f"{a}^{b}·ln {a}", val)
+        return Formula(f"{a}^{b}", [la, lb])
+
 
 class PowBackward2(Node):
     """d(s**x)/dx = s**x * log(s) for a Python-number base s."""
@@ -439,11 +515,19 @@ class PowBackward2(Node):
         r = self.saved("result")
         if base == 0:
             # d(0**x)/dx is 0 where x >= 0 (PyTorch masks the -inf of log(0) there)
-            from gradshell.ops.unary import where
-
             x = self.saved("exponent")
             return (where((x >= 0).detach(), g * 0, g * r * -math.inf),)
         return (g * mul_scalar(r, math.log(base) if base > 0 else math.nan),)  # log(<0): nan
+
+    def explain(self, c: Ctx) -> Formula:
+        x = wrap_sym(c.sym(0))
+        base = c.saved("self")
+        r = c.saved("result")
+        if isinstance(base, np.ndarray) or base <= 0:
+            raise Unavailable("base ≤ 0")
+        return Formula(
+            f"{num(base)}^{x}", [Local(f"{num(base)}^{x}·ln {num(base)}", r * math.log(base))]
+        )
 
 
 def _pow_dtype(a, b):
@@ -470,7 +554,7 @@ def _int_pow(a, b, dt):
     return wrap(as_array(xp.where(neg, small, r).astype(dt.np)), dt)
 
 
-@tensor_method("pow", "__pow__")
+@tensor_method("pow", "__pow__", torch=("pow",))
 def pow(self, exponent, *, out=None):  # noqa: A001 - PyTorch's name
     """self ** exponent, elementwise."""
     if not _check_other(exponent):
@@ -542,8 +626,6 @@ def _special_pow(x: Tensor, e, dt) -> Tensor:
     elif e == -2:
         r = xp.reciprocal(d * d)
     elif e == 0.5:  # PyTorch's pow hands 0.5 to its sqrt kernel: so does gradshell
-        from gradshell.ops.unary import sqrt
-
         r = sqrt(wrap(d, dt).detach())._data
     else:
         r = xp.reciprocal(xp.sqrt(d))
@@ -575,8 +657,11 @@ class NegBackward0(Node):
     def backward(self, g):
         return (-g,)
 
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(f"−{wrap_sym(c.sym(0))}", [const(-1)])
 
-@tensor_method("neg", "__neg__", "negative")
+
+@tensor_method("neg", "__neg__", "negative", torch=("neg", "negative"))
 def neg(self, *, out=None):
     """-self."""
     if self._dtype.category == BOOL:
@@ -603,8 +688,6 @@ def _out(res: Tensor, out):
         return res
     if not isinstance(out, Tensor):
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
-    from gradshell.ops.inplace import write_out
-
     return write_out(out, res)
 
 
@@ -649,8 +732,6 @@ class Atan2Backward0(Node):
     legacy_name_02 = "Atan2Backward"
 
     def backward(self, g):
-        from gradshell.ops.unary import where
-
         a = self.saved("self")
         b = self.saved("other")
         denom = a * a + b * b
@@ -661,7 +742,7 @@ class Atan2Backward0(Node):
         return ga, gb
 
 
-@tensor_method("atan2", "arctan2")
+@tensor_method("atan2", "arctan2", torch=("atan2", "arctan2"))
 def atan2(self, other) -> Tensor:
     """The angle of the point (other, self): elementwise arctan(self / other) by quadrant."""
     _require_tensor("atan2", "input", 1, self)
@@ -709,7 +790,7 @@ def _lerp_data(xp, s, e, w):
     return xp.where(small, s + diff * w, e - diff * (1 - w))
 
 
-@tensor_method("lerp")
+@tensor_method("lerp", torch=("lerp",))
 def lerp(self, end, weight) -> Tensor:
     """start + weight * (end - start), elementwise, broadcasting."""
     _require_tensor("lerp", "input", 1, self)
@@ -820,7 +901,7 @@ def _three(fname: str, a, t1, t2, value, combine, node_cls, divide: bool):
     return res
 
 
-@tensor_method("addcmul")
+@tensor_method("addcmul", torch=("addcmul",))
 def addcmul(self, tensor1, tensor2, *, value=1) -> Tensor:
     """self + value * tensor1 * tensor2."""
     return _three(
@@ -835,7 +916,7 @@ def addcmul(self, tensor1, tensor2, *, value=1) -> Tensor:
     )
 
 
-@tensor_method("addcdiv")
+@tensor_method("addcdiv", torch=("addcdiv",))
 def addcdiv(self, tensor1, tensor2, *, value=1) -> Tensor:
     """self + value * tensor1 / tensor2."""
     return _three(
@@ -902,13 +983,13 @@ def _binary_extreme(fname: str, ufunc: str, node_cls, a, b):
     return res
 
 
-@tensor_method("maximum")
+@tensor_method("maximum", torch=("maximum",))
 def maximum(self, other) -> Tensor:
     """Elementwise maximum of two tensors (NaN wins)."""
     return _binary_extreme("maximum", "maximum", MaximumBackward0, self, other)
 
 
-@tensor_method("minimum")
+@tensor_method("minimum", torch=("minimum",))
 def minimum(self, other) -> Tensor:
     """Elementwise minimum of two tensors (NaN wins)."""
     return _binary_extreme("minimum", "minimum", MinimumBackward0, self, other)
@@ -933,8 +1014,6 @@ class ClampBackward1(Node):
 def _pass_where(g: Tensor, keep) -> Tensor:
     """g where `keep` (a boolean array), else +0.0 — PyTorch's where(keep, grad, 0), whose
     zeros are positive even where the incoming gradient is negative."""
-    from gradshell.ops.unary import where
-
     return where(wrap(keep, dtypes.bool_), g, 0.0)
 
 
@@ -969,7 +1048,7 @@ _CLAMP_SIGNATURES = (
 )
 
 
-@tensor_method("clamp", "clip")
+@tensor_method("clamp", "clip", torch=("clamp", "clip"))
 def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch's names
     """Limit each element to [min, max] (numbers or tensors; either bound may be None)."""
     if min is None and max is None:
@@ -1040,54 +1119,53 @@ def _clamp_tensor(self, lo, hi):
     return res
 
 
-class DivBackward1(Node):
-    """Division by a number inside a composite op (div.Scalar): 1/s, kept, never freed."""
+# -- the in-place variants (add_, sub_, mul_, div_, pow_, floor_divide_, remainder_, neg_) ------
+def _inplace_binary(opname: str, ufunc: str):
+    func = globals()[opname]
 
-    def backward(self, g):
-        return (g / self.other,)
+    def method(self, other, *, alpha=1):
+        if alpha == 1:
+            done = fast_binary(self, other, ufunc, opname + "_")
+            if done is not None:
+                return done
+        kw = {"alpha": alpha} if opname in ("add", "sub") else {}
+        return apply_inplace(self, func, (other,), kw, opname + "_")
 
-
-def div_scalar(self: Tensor, other) -> Tensor:
-    """self / other for a Python number, recorded as PyTorch's internal div.Scalar
-    (DivBackward1, which keeps the number rather than saving a tensor)."""
-    res = _apply("true_divide", self, other, _true_div_dtype(self, other))
-    if needs_grad(self):
-        node = DivBackward1()
-        node.other = other
-        record(node, (self,), res)
-    return res
-
-
-class MulBackward1(Node):
-    """Multiplication by a number inside a composite op (mul.Scalar): the number is kept,
-    never freed."""
-
-    def backward(self, g):
-        return (g * self.other,)
+    method.__name__ = opname + "_"
+    method.__doc__ = f"In-place {opname}."
+    return method
 
 
-def mul_scalar(self: Tensor, other) -> Tensor:
-    """self * other for a Python number, recorded as PyTorch's internal mul.Scalar
-    (MulBackward1, which keeps the number rather than saving a tensor)."""
-    res = _apply("multiply", self, other)
-    if needs_grad(self):
-        node = MulBackward1()
-        node.other = other
-        record(node, (self,), res)
-    return res
+for _names, _op, _ufunc in (
+    (("add_", "__iadd__"), "add", "add"),
+    (("sub_", "__isub__", "subtract_"), "sub", "subtract"),
+    (("mul_", "__imul__", "multiply_"), "mul", "multiply"),
+    (("div_", "__itruediv__", "divide_"), "div", "true_divide"),
+):
+    _method = _inplace_binary(_op, _ufunc)
+    for _n in _names:
+        install(_n, _method)
 
 
-class AddBackward1(Node):
-    """Adding a number inside a composite op (add.Scalar): the gradient passes through."""
+@tensor_method("pow_", "__ipow__")
+def pow_(self, exponent):
+    """In-place power."""
+    return apply_inplace(self, pow, (exponent,), {}, "pow_")
 
-    def backward(self, g):
-        return (g,)
+
+@tensor_method("__ifloordiv__", "floor_divide_")
+def floor_divide_(self, other):
+    """In-place floor division."""
+    return apply_inplace(self, floor_divide, (other,), {}, "floor_divide_")
 
 
-def add_scalar(self: Tensor, other) -> Tensor:
-    """self + other for a Python number, recorded as PyTorch's internal add.Scalar
-    (AddBackward1)."""
-    res = _apply("add", self, other)
-    if needs_grad(self):
-        record(AddBackward1(), (self,), res)
-    return res
+@tensor_method("__imod__", "remainder_")
+def remainder_(self, other):
+    """In-place remainder."""
+    return apply_inplace(self, remainder, (other,), {}, "remainder_")
+
+
+@tensor_method("neg_", "negative_")
+def neg_(self):
+    """In-place negation."""
+    return apply_inplace(self, neg, (), {}, "neg_")

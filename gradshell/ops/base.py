@@ -1,5 +1,5 @@
-"""What every op module shares: installing ops as Tensor methods, turning operands into
-arrays of the result dtype, and wrapping results.
+"""What every op module shares: declaring ops' Tensor methods and torch names (in the
+op registry), turning operands into arrays of the result dtype, and wrapping results.
 
 Ops compute with the array module of their inputs (`xp`), never with `np.` directly
 on tensor data, so CuPy arrays flow through unchanged.
@@ -16,6 +16,7 @@ from gradshell.core.autograd import Node, needs_grad, record
 from gradshell.core.device import array_module, device_of
 from gradshell.core.dtypes import BOOL, FLOAT, INT, DType
 from gradshell.core.tensor import Tensor, wrap, wrap_dim
+from gradshell.ops import registry
 
 __all__ = [
     "Node",
@@ -25,6 +26,7 @@ __all__ = [
     "as_array",
     "binary_operands",
     "broadcast_error",
+    "broadcast_fail",
     "check_same_device",
     "install",
     "is_scalar",
@@ -48,19 +50,21 @@ def opmath(data):
 
 
 def install(name: str, func) -> None:
-    """Make `func` the Tensor method `name`."""
-    setattr(Tensor, name, func)
+    """Declare `func` as the Tensor method `name` (in the op registry)."""
+    registry.method(name, func)
 
 
-def tensor_method(*names: str):
-    """Decorator: also install the function as the Tensor methods `names`."""
+def tensor_method(*names: str, torch: tuple[str, ...] = ()):
+    """Decorator: declare the function as the Tensor methods `names` and the torch
+    functions `torch` (see `gradshell.ops.registry.op`)."""
+    return registry.op(*names, torch=torch)
 
-    def deco(func):
-        for n in names:
-            setattr(Tensor, n, func)
-        return func
 
-    return deco
+def broadcast_fail(a, b) -> RuntimeError:
+    """PyTorch's error for operands (tensors or numbers) whose shapes do not broadcast."""
+    sa = a.shape if isinstance(a, Tensor) else ()
+    sb = b.shape if isinstance(b, Tensor) else ()
+    return broadcast_error(tuple(sa), tuple(sb))
 
 
 def is_scalar(x) -> bool:

@@ -65,19 +65,19 @@ def _one_sided(name: str, bound: str, self, value, scalar_node, tensor_node) -> 
     return res
 
 
-@tensor_method("clamp_min")
+@tensor_method("clamp_min", torch=("clamp_min",))
 def clamp_min(self, min=None) -> Tensor:  # noqa: A002 - PyTorch's name
     """max(self, min), elementwise."""
     return _one_sided("clamp_min", "min", self, min, ClampMinBackward0, ClampMinBackward1)
 
 
-@tensor_method("clamp_max")
+@tensor_method("clamp_max", torch=("clamp_max",))
 def clamp_max(self, max=None) -> Tensor:  # noqa: A002 - PyTorch's name
     """min(self, max), elementwise."""
     return _one_sided("clamp_max", "max", self, max, ClampMaxBackward0, ClampMaxBackward1)
 
 
-@tensor_method("clamp_", "clip_")
+@tensor_method("clamp_", "clip_", torch=("clamp_",))
 def clamp_(self, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch's names
     """clamp in place."""
     return apply_inplace(self, _clamp_both, (min, max), {}, "clamp_")
@@ -87,13 +87,13 @@ def _clamp_both(self, lo, hi):
     return clamp(self, lo, hi)
 
 
-@tensor_method("clamp_min_")
+@tensor_method("clamp_min_", torch=("clamp_min_",))
 def clamp_min_(self, min=None) -> Tensor:  # noqa: A002 - PyTorch's name
     """clamp_min in place."""
     return apply_inplace(self, clamp_min, (min,), {}, "clamp_min_")
 
 
-@tensor_method("clamp_max_")
+@tensor_method("clamp_max_", torch=("clamp_max_",))
 def clamp_max_(self, max=None) -> Tensor:  # noqa: A002 - PyTorch's name
     """clamp_max in place."""
     return apply_inplace(self, clamp_max, (max,), {}, "clamp_max_")

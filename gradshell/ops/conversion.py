@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from gradshell.core import dtypes
 from gradshell.core.device import Device, as_device, device_of, to_numpy
-from gradshell.ops.base import Node, Tensor, needs_grad, record, tensor_method, wrap
+from gradshell.ops.base import Node, Tensor, install, needs_grad, record, tensor_method, wrap
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    const,
+)
 
 
 class ToCopyBackward0(Node):
@@ -14,6 +19,9 @@ class ToCopyBackward0(Node):
 
     def backward(self, g):
         return (g.to(dtype=self.dtype, device=self.device),)
+
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(f"{c.sym(0)} converted", [const(1)])
 
 
 def _convert(self: Tensor, dtype: dtypes.DType | None, device: Device | None, copy: bool):
@@ -97,7 +105,7 @@ for _n, _dt in (
     ("byte", dtypes.uint8),
     ("bool", dtypes.bool_),
 ):
-    setattr(Tensor, _n, _caster(_n, _dt))
+    install(_n, _caster(_n, _dt))
 
 
 def legacy_type_name(t: Tensor) -> str:
@@ -147,20 +155,3 @@ def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> T
     if d.type != "cuda":
         raise RuntimeError(f"Invalid device, must be cuda device: {d}")
     return _convert(self, None, d, False)
-
-
-def view_dtype(self: Tensor, dtype) -> Tensor:
-    """Reinterpret the bytes as another dtype of the same size (Tensor.view(dtype))."""
-    if not isinstance(dtype, dtypes.DType):
-        raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
-    if dtypes.bfloat16 in (dtype, self._dtype) and dtype is not self._dtype:
-        raise NotImplementedError(
-            "gradshell does not support Tensor.view(dtype) on bfloat16 tensors yet"
-        )
-    if dtype.itemsize != self._dtype.itemsize:
-        raise RuntimeError(
-            "gradshell: view(dtype) between dtypes of different sizes is not supported"
-        )
-    from gradshell.ops.shape import make_view
-
-    return make_view(self, self._data.view(dtype.np), None)

@@ -14,6 +14,7 @@ from gradshell.core.device import Device, array_module, as_device
 from gradshell.core.limits import check_numel
 from gradshell.core.size import Size
 from gradshell.core.tensor import Tensor, wrap
+from gradshell.ops import registry
 
 
 class _Defaults:
@@ -572,9 +573,9 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **k
     return tensor(_to_nested(data), dtype=dt, device=device, requires_grad=requires_grad)
 
 
-Tensor.new_ones = _new_ones
-Tensor.new_zeros = _new_zeros
-Tensor.new_empty = _new_empty
-Tensor.new_full = _new_full
-Tensor.new_tensor = _new_tensor
-Tensor.new = lambda self, *args, **kw: legacy_new(self._dtype, args, kw)
+registry.method("new_ones", _new_ones)
+registry.method("new_zeros", _new_zeros)
+registry.method("new_empty", _new_empty)
+registry.method("new_full", _new_full)
+registry.method("new_tensor", _new_tensor)
+registry.method("new", lambda self, *args, **kw: legacy_new(self._dtype, args, kw))

@@ -14,6 +14,8 @@ from gradshell.ops.base import (
     Tensor,
     array_module,
     as_array,
+    check_same_device,
+    install,
     is_scalar,
     needs_grad,
     record,
@@ -21,7 +23,16 @@ from gradshell.ops.base import (
     wrap,
     wrap_dim,
 )
-from gradshell.ops.inplace import VIEW_OF_LEAF_INPLACE, _snapshot_graph, check_inplace
+from gradshell.ops.base import broadcast_fail as _broadcast_fail
+from gradshell.ops.inplace import (
+    VIEW_OF_LEAF_INPLACE,
+    _caller_level,
+    _snapshot_graph,
+    apply_inplace,
+    check_inplace,
+)
+from gradshell.ops.selection import where
+from gradshell.ops.shape import SelectBackward0, make_view
 
 _INDEX_DTYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
 
@@ -45,8 +56,6 @@ def normalize_key(key):
         for k in key:
             if isinstance(k, (Tensor, list, tuple, range, slice)) or k is None or k is Ellipsis:
                 import warnings
-
-                from gradshell.ops.inplace import _caller_level
 
                 warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=_caller_level())
                 key = tuple(key)
@@ -263,7 +272,7 @@ def _slice_args(k: slice):
     return conv(k.start), conv(k.stop), step if step is not None else 1
 
 
-Tensor.__getitem__ = getitem
+install("__getitem__", getitem)
 
 
 # -- assignment --------------------------------------------------------------------------------
@@ -302,8 +311,6 @@ class IndexPutBackward0(CopySlices):
 
 def _basic_view(g: Tensor, key: tuple) -> Tensor:
     """g[key] for a NumPy basic index, recorded as a differentiable view."""
-    from gradshell.ops.shape import SelectBackward0, make_view
-
     node = None
     if needs_grad(g):
         node = SelectBackward0()
@@ -351,8 +358,6 @@ def setitem(self: Tensor, key, value) -> None:
     if isinstance(value, Tensor):
         v = value._data  # cast silently to self's dtype, as PyTorch does in index assignment
         if type(v) is not type(self._data):
-            from gradshell.ops.base import check_same_device
-
             check_same_device(self, value)
     elif is_scalar(value):
         v = value
@@ -397,18 +402,7 @@ def _squeeze_lead(shape: tuple, n: int) -> tuple:
     return tuple(shape)
 
 
-Tensor.__setitem__ = setitem
-
-
-@tensor_method("nonzero")
-def nonzero(self, *, as_tuple: bool = False):
-    """Indices of the non-zero elements (an N×ndim int64 tensor, or a tuple of index vectors)."""
-    xp = array_module(self._data)
-    idx = xp.nonzero(self._data) if self._data.ndim else xp.nonzero(self._data.reshape(1))
-    if as_tuple:
-        return tuple(wrap(as_array(i.astype(np.int64)), dtypes.int64) for i in idx)
-    stacked = xp.stack(idx, axis=1) if idx else xp.zeros((0, 0), np.int64)
-    return wrap(as_array(stacked.astype(np.int64)), dtypes.int64)
+install("__setitem__", setitem)
 
 
 # -- issue 6: masked_fill, gather, scatter, scatter_add, index_select, index_add ----------------
@@ -434,15 +428,13 @@ class MaskedFillBackward1(Node):
     legacy_name_02 = "MaskedFillBackward"
 
     def backward(self, g):
-        from gradshell.ops.unary import where
-
         mask = self.saved("mask")
         gs = masked_fill(g, mask, 0) if self.needs[0] else None
         gv = where(mask, g, g * 0).sum() if self.needs[1] else None
         return gs, gv
 
 
-@tensor_method("masked_fill")
+@tensor_method("masked_fill", torch=("masked_fill",))
 def masked_fill(self, mask, value) -> Tensor:
     """A copy with `value` wherever the boolean `mask` (broadcast) is True."""
     if not isinstance(mask, Tensor):
@@ -464,8 +456,6 @@ def masked_fill(self, mask, value) -> Tensor:
     try:
         shape = xp.broadcast_shapes(mask._data.shape, self._data.shape)
     except ValueError:
-        from gradshell.ops.arithmetic import _broadcast_fail
-
         raise _broadcast_fail(mask, self) from None
     v = value._data if tensor_value else value
     data = xp.where(mask._data, xp.asarray(v).astype(self._dtype.np), self._data)
@@ -520,7 +510,7 @@ class GatherBackward0(Node):
         return (scatter_add(_zeros(x._data.shape, g), self.dim, idx, g),)
 
 
-@tensor_method("gather")
+@tensor_method("gather", torch=("gather",))
 def gather(self, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
     """out[i][j] = self[index[i][j]][j] (dim 0), and so on: values picked along `dim`."""
     _check_index("gather", index)
@@ -610,7 +600,7 @@ def _src_part(src: Tensor, index) -> object:
     return src._data[tuple(slice(0, s) for s in index._data.shape)]
 
 
-@tensor_method("scatter")
+@tensor_method("scatter", torch=("scatter",))
 def scatter(self, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """A copy with values from `src` (a tensor or number) written at `index` along `dim`."""
     if reduce is not None:
@@ -651,7 +641,7 @@ class ScatterAddBackward0(Node):
         return (g if self.needs[0] else None), gsrc
 
 
-@tensor_method("scatter_add")
+@tensor_method("scatter_add", torch=("scatter_add",))
 def scatter_add(self, dim: int, index, src) -> Tensor:
     """A copy with `src` added at `index` along `dim` (repeated indices accumulate)."""
     if not isinstance(src, Tensor):
@@ -694,7 +684,7 @@ class IndexSelectBackward0(Node):
         return (index_add(_zeros(self.input_shape, g), self.dim, self.saved("index"), g),)
 
 
-@tensor_method("index_select")
+@tensor_method("index_select", torch=("index_select",))
 def index_select(self, dim: int, index) -> Tensor:
     """The slices at `index` (a vector) along `dim`, copied."""
     _vector_index("index_select", index, "int32 or int64")
@@ -732,7 +722,7 @@ class IndexAddBackward0(Node):
         return (g if self.needs[0] else None), gsrc
 
 
-@tensor_method("index_add")
+@tensor_method("index_add", torch=("index_add",))
 def index_add(self, dim: int, index, source, *, alpha=1) -> Tensor:
     """A copy with alpha * source added at the positions `index` (a vector) along `dim`."""
     _vector_index("index_add", index, "int32 or int64")
@@ -762,8 +752,6 @@ def index_add(self, dim: int, index, source, *, alpha=1) -> Tensor:
 
 def _inplace_of(name: str, func):
     def method(self, *args, **kwargs):
-        from gradshell.ops.inplace import apply_inplace
-
         return apply_inplace(self, func, args, kwargs, name)
 
     method.__name__ = name
@@ -772,4 +760,4 @@ def _inplace_of(name: str, func):
 
 
 for _fn in (masked_fill, scatter, scatter_add, index_add):
-    setattr(Tensor, _fn.__name__ + "_", _inplace_of(_fn.__name__ + "_", _fn))
+    install(_fn.__name__ + "_", _inplace_of(_fn.__name__ + "_", _fn))

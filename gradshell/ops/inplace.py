@@ -12,6 +12,7 @@ from gradshell.ops.base import (
     Node,
     Tensor,
     array_module,
+    broadcast_fail,
     needs_grad,
     record,
     tensor_method,
@@ -123,7 +124,7 @@ def apply_inplace(self: Tensor, func, args: tuple, kwargs: dict, name: str = "")
     return rebase(self, res)
 
 
-def _fast_binary(self: Tensor, other, ufunc: str, name: str):
+def fast_binary(self: Tensor, other, ufunc: str, name: str):
     """The common no-grad case of add_/sub_/mul_/div_: compute straight into the storage."""
     check_inplace(self, other)
     if needs_grad(self, other):
@@ -138,9 +139,7 @@ def _fast_binary(self: Tensor, other, ufunc: str, name: str):
         try:
             array_module(data).broadcast_shapes(other._data.shape, data.shape)
         except ValueError:
-            from gradshell.ops.arithmetic import _broadcast_fail
-
-            raise _broadcast_fail(self, other) from None
+            raise broadcast_fail(self, other) from None
         if array_module(data).broadcast_shapes(other._data.shape, data.shape) != data.shape:
             raise RuntimeError(
                 f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the "
@@ -151,61 +150,6 @@ def _fast_binary(self: Tensor, other, ufunc: str, name: str):
     _settle(self)
     self._bump_version()
     return self
-
-
-def _inplace_binary(opname: str, ufunc: str):
-    def method(self, other, *, alpha=1):
-        if alpha == 1:
-            done = _fast_binary(self, other, ufunc, opname + "_")
-            if done is not None:
-                return done
-        from gradshell.ops import arithmetic
-
-        func = getattr(arithmetic, opname)
-        kw = {"alpha": alpha} if opname in ("add", "sub") else {}
-        return apply_inplace(self, func, (other,), kw, opname + "_")
-
-    method.__name__ = opname + "_"
-    method.__doc__ = f"In-place {opname}."
-    return method
-
-
-Tensor.add_ = Tensor.__iadd__ = _inplace_binary("add", "add")
-Tensor.sub_ = Tensor.__isub__ = Tensor.subtract_ = _inplace_binary("sub", "subtract")
-Tensor.mul_ = Tensor.__imul__ = Tensor.multiply_ = _inplace_binary("mul", "multiply")
-Tensor.div_ = Tensor.__itruediv__ = Tensor.divide_ = _inplace_binary("div", "true_divide")
-
-
-@tensor_method("pow_", "__ipow__")
-def pow_(self, exponent):
-    """In-place power."""
-    from gradshell.ops.arithmetic import pow as pow_op
-
-    return apply_inplace(self, pow_op, (exponent,), {}, "pow_")
-
-
-@tensor_method("__ifloordiv__", "floor_divide_")
-def floor_divide_(self, other):
-    """In-place floor division."""
-    from gradshell.ops.arithmetic import floor_divide
-
-    return apply_inplace(self, floor_divide, (other,), {}, "floor_divide_")
-
-
-@tensor_method("__imod__", "remainder_")
-def remainder_(self, other):
-    """In-place remainder."""
-    from gradshell.ops.arithmetic import remainder
-
-    return apply_inplace(self, remainder, (other,), {}, "remainder_")
-
-
-@tensor_method("neg_", "negative_")
-def neg_(self):
-    """In-place negation."""
-    from gradshell.ops.arithmetic import neg
-
-    return apply_inplace(self, neg, (), {}, "neg_")
 
 
 class ZeroBackward0(Node):

@@ -24,6 +24,8 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
+from gradshell.ops.inplace import write_out
+from gradshell.ops.return_types import _make
 
 __all__ = ["LinAlgError", "inv", "inv_ex"]
 
@@ -132,14 +134,13 @@ def _result(a: Tensor, r) -> Tensor:
     return res
 
 
+@tensor_method(torch=("inverse",))
 def inv(A: Tensor, *, out=None) -> Tensor:  # noqa: N803 - PyTorch's name
     """The inverse of a square matrix (or of each matrix in a batch)."""
     _check(A)
     r, _ = _compute(A, check_errors=True)
     res = _result(A, r)
     if out is not None:
-        from gradshell.ops.inplace import write_out
-
         return write_out(out, res)
     return res
 
@@ -153,8 +154,6 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):  # noqa: N803
 
 
 def _inv_ex_type():
-    from gradshell.ops.return_types import _make
-
     return _make("linalg_inv_ex", ("inverse", "info"))
 
 

@@ -3,7 +3,10 @@ composes it (so the graph shows the same nodes)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradshell.core import grad_mode, kernels
+from gradshell.core.size import Size
 from gradshell.ops import summation
 from gradshell.ops.base import (
     Node,
@@ -12,11 +15,24 @@ from gradshell.ops.base import (
     as_array,
     broadcast_error,
     check_same_device,
+    install,
     needs_grad,
     record,
     tensor_method,
     wrap,
 )
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    const,
+    needs,
+    num,
+    reshape_formula,
+    transposed,
+    wrap_sym,
+)
+from gradshell.ops.shape import make_view, squeeze
 
 
 def _check_pair(a: Tensor, b: Tensor) -> None:
@@ -56,8 +72,19 @@ class MmBackward0(Node):
         gb = self.saved("self").t().mm(g) if self.needs_b else None
         return ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        A, B = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        la = lb = None
+        if getattr(c.node, "needs_a", True):
+            bv = c.saved("mat2")
+            la = Local(f"grad @ {transposed(B)}", kind="map", apply=lambda g: g @ bv.T)
+        if getattr(c.node, "needs_b", True):
+            av = c.saved("self")
+            lb = Local(f"{transposed(A)} @ grad", kind="map", apply=lambda g: av.T @ g)
+        return Formula(f"{A} @ {B}", [la, lb])
 
-@tensor_method("mm")
+
+@tensor_method("mm", torch=("mm",))
 def mm(self, mat2):
     """Matrix product of two 2-D tensors."""
     _check_pair(self, mat2)
@@ -83,8 +110,19 @@ class MvBackward0(Node):
         gb = self.saved("self").t().mv(g) if self.needs_b else None
         return ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        A, v = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        la = lb = None
+        if getattr(c.node, "needs_a", True):
+            vv = c.saved("mat2")
+            la = Local(f"outer(grad, {v})", kind="map", apply=lambda g: np.outer(g, vv))
+        if getattr(c.node, "needs_b", True):
+            av = c.saved("self")
+            lb = Local(f"{transposed(A)} @ grad", kind="map", apply=lambda g: av.T @ g)
+        return Formula(f"{A} @ {v}", [la, lb])
 
-@tensor_method("mv")
+
+@tensor_method("mv", torch=("mv",))
 def mv(self, vec):
     """Matrix-vector product."""
     if not isinstance(vec, Tensor):
@@ -135,6 +173,7 @@ class AddmvBackward0(Node):
         return gs, ga, gv
 
 
+@tensor_method(torch=("addmv",))
 def addmv(self, mat, vec, *, beta=1, alpha=1) -> Tensor:
     """beta * self + alpha * (mat @ vec), with self broadcast to the product's length."""
     for name, t in (("mat", mat), ("vec", vec)):
@@ -163,7 +202,7 @@ def addmv(self, mat, vec, *, beta=1, alpha=1) -> Tensor:
     return res
 
 
-Tensor.addmv = addmv
+install("addmv", addmv)
 
 
 class DotBackward0(Node):
@@ -177,8 +216,17 @@ class DotBackward0(Node):
         gb = g * self.saved("self") if self.needs_b else None
         return ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        la = lb = None
+        if getattr(c.node, "needs_a", True):
+            la = Local(b, c.saved("mat2"), kind="reduce")
+        if getattr(c.node, "needs_b", True):
+            lb = Local(a, c.saved("self"), kind="reduce")
+        return Formula(f"dot({a}, {b})", [la, lb])
 
-@tensor_method("dot", "inner")
+
+@tensor_method("dot", "inner", torch=("dot", "inner"))
 def dot(self, other):
     """Inner product of two 1-D tensors."""
     check_same_device(self, other)
@@ -213,7 +261,7 @@ class BmmBackward0(Node):
         return ga, gb
 
 
-@tensor_method("bmm")
+@tensor_method("bmm", torch=("bmm",))
 def bmm(self, mat2):
     """Batched matrix product of two 3-D tensors."""
     _check_pair(self, mat2)
@@ -238,10 +286,17 @@ class SqueezeBackward4(Node):
     def backward(self, g):
         return (g.unsqueeze(self.dim),)
 
+    def explain(self, c: Ctx) -> Formula:
+        """matmul's own squeeze of the dimension it added for a vector: the learner wrote
+        `matmul(x, w)`, so the expression stays theirs."""
+        dim = c.attr("dim")
+        return Formula(
+            c.sym(0),
+            [Local(f"grad.unsqueeze({dim})", kind="map", apply=lambda g: np.expand_dims(g, dim))],
+        )
+
 
 def _squeeze_dim(t: Tensor, dim: int) -> Tensor:
-    from gradshell.ops.shape import make_view
-
     node = None
     if needs_grad(t):
         node = SqueezeBackward4()
@@ -256,6 +311,8 @@ class UnsafeViewBackward0(Node):
     def backward(self, g):
         return (g.reshape(self.input_shape),)
 
+    explain = reshape_formula
+
 
 def unsafe_view(t: Tensor, shape: tuple) -> Tensor:
     """Reshape a freshly computed tensor (PyTorch's _unsafe_view)."""
@@ -267,7 +324,7 @@ def unsafe_view(t: Tensor, shape: tuple) -> Tensor:
     return out
 
 
-@tensor_method("matmul", "__matmul__")
+@tensor_method("matmul", "__matmul__", torch=("matmul",))
 def matmul(self, other):
     """Matrix product with NumPy/PyTorch rules: dot, mv, mm, or batched with broadcasting."""
     if not isinstance(other, Tensor):
@@ -324,8 +381,6 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 
 
 def _squeeze_batch(t: Tensor) -> Tensor:
-    from gradshell.ops.shape import squeeze
-
     return squeeze(t, 0)
 
 
@@ -401,13 +456,14 @@ def rmatmul(self, other):
     return matmul(other, self)
 
 
+@tensor_method(torch=("outer", "ger"))
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two vectors (as PyTorch: view then multiply)."""
     return self.reshape(-1, 1) * vec2
 
 
-Tensor.outer = outer
-Tensor.ger = outer
+install("outer", outer)
+install("ger", outer)
 
 
 # -- issue 6: addmm (what nn.Linear runs) and einsum --------------------------------------------
@@ -469,8 +525,28 @@ class AddmmBackward0(Node):
             gb = wrap(b if self.alpha == 1 else b * t(self.alpha), dt)
         return gs, ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        bias, a, b = c.sym(0), wrap_sym(c.sym(1)), wrap_sym(c.sym(2))
+        beta, alpha = c.attr("beta"), c.attr("alpha")
+        scale = "" if alpha == 1 else f"{num(alpha)}·"
+        lbias = la = lb = None
+        if needs(c, 0):
+            lbias = const(beta)
+        if needs(c, 1):
+            bv = c.saved("mat2")
+            la = Local(
+                f"{scale}grad @ {transposed(b)}", kind="map", apply=lambda g: alpha * (g @ bv.T)
+            )
+        if needs(c, 2):
+            av = c.saved("mat1")
+            lb = Local(
+                f"{scale}{transposed(a)} @ grad", kind="map", apply=lambda g: alpha * (av.T @ g)
+            )
+        head = "" if beta == 1 else f"{num(beta)}·"
+        return Formula(f"{head}{wrap_sym(bias)} + {scale}{a} @ {b}", [lbias, la, lb])
 
-@tensor_method("addmm")
+
+@tensor_method("addmm", torch=("addmm",))
 def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """beta * self + alpha * (mat1 @ mat2), with self broadcast to the product's shape."""
     _check_pair(mat1, mat2)
@@ -575,6 +651,7 @@ def _einsum_terms(equation: str, n_ops: int):
     return terms, out
 
 
+@tensor_method(torch=("einsum",))
 def einsum(equation: str, *operands) -> Tensor:
     """Einstein summation: contract operands by subscript labels ('ij,jk->ik' is a matrix
     product, 'ii->' a trace, 'i,j->ij' an outer product, 'bij,bjk->bik' batched).
@@ -750,3 +827,13 @@ def _sumproduct_pair(a: Tensor, b: Tensor, summed: list, a_has: set, b_has: set,
     prod = prod.view(shape)
     inverse = [order.index(d) for d in range(nd)]
     return prod.permute(tuple(inverse))
+
+
+@tensor_method(torch=("broadcast_shapes",))
+def broadcast_shapes(*shapes) -> Size:
+    """The shape that tensors of `shapes` broadcast to."""
+    out: list = []
+    for s in shapes:
+        s = (s,) if isinstance(s, int) else tuple(s)
+        out = _broadcast_shapes(tuple(out), s) if out else list(s)
+    return Size(out)

@@ -16,7 +16,8 @@ import warnings
 import numpy as np
 
 from gradshell.core import dtypes, grad_mode, kernels
-from gradshell.ops import arithmetic, linalg, reduction, summation, unary
+from gradshell.core.device import to_numpy
+from gradshell.ops import arithmetic, linalg, random_source, reduction, summation, unary
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -24,15 +25,28 @@ from gradshell.ops.base import (
     Tensor,
     array_module,
     as_array,
+    install,
     needs_grad,
     opmath,
     record,
+    tensor_method,
     wrap,
     wrap_dim,
 )
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    Unavailable,
+    logistic,
+    mean_over,
+    needs,
+    wrap_sym,
+)
 from gradshell.ops.fused import FusedBackward, fused
+from gradshell.ops.inplace import apply_inplace, check_inplace, rebase
+from gradshell.ops.unary import erf, exp, sigmoid, softplus, tanh, where
 from gradshell.ops.unary import relu as _relu
-from gradshell.ops.unary import sigmoid, softplus, tanh, where
 
 __all__ = [
     "relu",
@@ -78,8 +92,6 @@ def _const(data, dtype) -> Tensor:
 
 
 def _inplace_result(x: Tensor, res: Tensor) -> Tensor:
-    from gradshell.ops.inplace import check_inplace, rebase
-
     check_inplace(x)
     return rebase(x, res)
 
@@ -136,8 +148,6 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     x = _input("leaky_relu", input)
     _floating("leaky_relu_cpu", x)
     if inplace:
-        from gradshell.ops.inplace import check_inplace
-
         check_inplace(x)
     xp = array_module(x._data)
     d = opmath(x._data)
@@ -173,8 +183,6 @@ class GeluBackwardBackward0(FusedBackward):
     inputs = ("grad_output", "self")
 
     def grads(self, gg, wanted, g, x):
-        from gradshell.ops.unary import exp
-
         gx = None
         if wanted[1]:
             if self.approximate == "tanh":
@@ -193,8 +201,6 @@ def gelu_backward(g: Tensor, x: Tensor, approximate: str) -> Tensor:
     """gelu's gradient g · gelu'(x); one node if differentiated."""
 
     def compute(g, x):
-        from gradshell.ops.unary import erf, exp
-
         if approximate == "tanh":
             inner = (x + x * x * x * 0.044715) * _SQRT_2_PI
             t = tanh(inner)
@@ -259,8 +265,6 @@ def elu_backward(g: Tensor, params, is_result: bool, v: Tensor) -> Tensor:
     alpha, scale, input_scale = params.alpha, params.scale, params.input_scale
 
     def compute(g, v):
-        from gradshell.ops.unary import exp
-
         if is_result:
             neg = g * ((v + alpha * scale) * input_scale)
         else:
@@ -291,8 +295,6 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
     x = _input("elu", input)
     _floating("elu_cpu", x)
     if inplace:
-        from gradshell.ops.inplace import check_inplace
-
         check_inplace(x)
     d = opmath(x._data)
     xp = array_module(d)
@@ -329,8 +331,6 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     x = _input("silu", input)
     _floating("silu_cpu", x)
     if inplace:  # the backward needs the old x: run on a snapshot, then write back
-        from gradshell.ops.inplace import apply_inplace
-
         return apply_inplace(x, silu, (), {}, "silu_")
     d = opmath(x._data)
     xp = array_module(d)
@@ -362,6 +362,15 @@ class SoftmaxBackward0(Node):
 
     def backward(self, g):
         return (softmax_backward_data(g, self.saved("result"), self.dim),)
+
+    def explain(self, c: Ctx) -> Formula:
+        y, dim = c.saved("result"), c.attr("dim")
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            return y * (g - (g * y).sum(axis=dim, keepdims=True))
+
+        s = f"softmax({c.sym(0)}, dim={dim})"
+        return Formula(s, [Local("s·(grad − sum(grad·s))", kind="map", apply=apply)])
 
 
 class SoftmaxBackwardDataBackward0(FusedBackward):
@@ -398,6 +407,15 @@ class LogSoftmaxBackward0(Node):
     def backward(self, g):
         return (log_softmax_backward_data(g, self.saved("result"), self.dim),)
 
+    def explain(self, c: Ctx) -> Formula:
+        y, dim = c.saved("result"), c.attr("dim")
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+
+        s = f"log_softmax({c.sym(0)}, dim={dim})"
+        return Formula(s, [Local("grad − softmax·sum(grad)", kind="map", apply=apply)])
+
 
 class LogSoftmaxBackwardDataBackward0(FusedBackward):
     """log_softmax's backward differentiated: by the gradient the same op again, by the
@@ -406,8 +424,6 @@ class LogSoftmaxBackwardDataBackward0(FusedBackward):
     inputs = ("grad_output", "output")
 
     def grads(self, gg, wanted, g, y):
-        from gradshell.ops.unary import exp
-
         d = self.dim
         gy = None
         if wanted[1]:
@@ -462,12 +478,14 @@ def _softmax_common(x: Tensor, dim: int, dtype, log: bool) -> Tensor:
     return res
 
 
+@tensor_method(torch=("softmax",))
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
     """exp(x) / sum(exp(x)) along `dim` (computed stably)."""
     x = _input("softmax", input)
     return _softmax_common(x, _softmax_dim("softmax", x._data.ndim, dim), dtype, log=False)
 
 
+@tensor_method(torch=("log_softmax",))
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
     """log(softmax(x)) along `dim`, computed stably as x - logsumexp(x)."""
     x = _input("log_softmax", input)
@@ -481,6 +499,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 
 # -- dropout -----------------------------------------------------------------------------------
+@tensor_method(torch=("dropout",))
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
     """Zero each element with probability p and scale the rest by 1/(1-p) (training only).
 
@@ -491,8 +510,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or x._data.size == 0:
         return x
-    from gradshell.ops import random_source
-
     mask = random_source.dropout_mask(x, p)
     if inplace:
         return x.mul_(mask)
@@ -602,6 +619,17 @@ class MseLossBackward0(Node):
         gx = mse_loss_backward(g, x, t, self.reduction) if self.needs[0] else None
         gt = mse_loss_backward(g, t, x, self.reduction) if self.needs[1] else None
         return gx, gt
+
+    def explain(self, c: Ctx) -> Formula:
+        x, t = c.saved("self"), c.saved("target")
+        xs, ts = c.sym(0), c.sym(1)
+        over, k = mean_over(c, x)
+        kind = "elementwise" if c.attr("reduction") == "none" else "reduce"
+        lx = Local(f"2({xs} − {ts}){over}", 2 * (x - t) * k, kind=kind) if needs(c, 0) else None
+        lt = Local(f"−2({xs} − {ts}){over}", -2 * (x - t) * k, kind=kind) if needs(c, 1) else None
+        name = "mse_loss" if not over else "mean"
+        expr = f"mean(({xs} − {ts})²)" if over else f"{name}({xs}, {ts})"
+        return Formula(expr, [lx, lt])
 
 
 class MseLossBackwardBackward0(FusedBackward):
@@ -758,6 +786,22 @@ class BinaryCrossEntropyBackward0(Node):
             gt = g * ((1 - x).log() - x.log())  # (unclamped, as PyTorch: ±inf at 0 and 1)
         return gx, gt
 
+    def explain(self, c: Ctx) -> Formula:
+        if c.attr("has_weight"):
+            raise Unavailable("weights")
+        x, t = c.saved("self"), c.saved("target")
+        xs, ts = c.sym(0), c.sym(1)
+        over, k = mean_over(c, x)
+        kind = "elementwise" if c.attr("reduction") == "none" else "reduce"
+        lx = lt = None
+        if needs(c, 0):
+            value = (x - t) / np.maximum(x * (1 - x), 1e-12) * k
+            lx = Local(f"({xs} − {ts}) / ({xs}(1 − {xs})){over}", value, kind=kind)
+        if needs(c, 1):
+            value = (np.maximum(np.log1p(-x), -100) - np.maximum(np.log(x), -100)) * k
+            lt = Local(f"(log(1 − {xs}) − log({xs})){over}", value, kind=kind)
+        return Formula(f"bce({xs}, {ts})", [lx, lt])
+
 
 class BinaryCrossEntropyBackwardBackward0(FusedBackward):
     """binary_cross_entropy_backward differentiated (PyTorch's double-backward formulas,
@@ -883,6 +927,20 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
             gt = g * gt
         return gx, gt
 
+    def explain(self, c: Ctx) -> Formula:
+        if c.attr("has_weight") or c.attr("has_pos_weight"):
+            raise Unavailable("weights")
+        x, t = c.saved("self"), c.saved("target")
+        xs, ts = c.sym(0), c.sym(1)
+        over, k = mean_over(c, x)
+        kind = "elementwise" if c.attr("reduction") == "none" else "reduce"
+        lx = lt = None
+        if needs(c, 0):
+            lx = Local(f"(σ({xs}) − {ts}){over}", (logistic(x) - t) * k, kind=kind)
+        if needs(c, 1):
+            lt = Local(f"−{wrap_sym(xs)}{over}", -x * k, kind=kind)
+        return Formula(f"bce_with_logits({xs}, {ts})", [lx, lt])
+
 
 def binary_cross_entropy_with_logits(
     input: Tensor,  # noqa: A002
@@ -957,6 +1015,19 @@ class NllLossBackward0(Node):
         if self.reduction == "none" and self.input_ndim > 1:
             g = g.unsqueeze(1)  # (N, ...) → (N, 1, ...) against the class dimension
         return (g * pattern,)
+
+    def explain(self, c: Ctx) -> Formula:
+
+        pattern = to_numpy(c.attr("pattern")._data).astype(np.float64)
+        unsqueeze = c.attr("reduction") == "none" and c.attr("input_ndim") > 1
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            return pattern * (np.expand_dims(g, 1) if unsqueeze else g)
+
+        rhs = "−1 at each sample's target class, 0 elsewhere"
+        if c.attr("reduction") == "mean":
+            rhs += " (divided by the number of samples)"
+        return Formula(f"nll_loss({c.sym(0)})", [Local(rhs, kind="map", apply=apply)])
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -1203,7 +1274,7 @@ def _log_softmax_method(self, dim, dtype=None):
     return log_softmax(self, dim, dtype=dtype)
 
 
-Tensor.softmax = _softmax_method
-Tensor.log_softmax = _log_softmax_method
+install("softmax", _softmax_method)
+install("log_softmax", _log_softmax_method)
 
 _ = (BOOL, math, reduction)

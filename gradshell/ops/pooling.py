@@ -9,6 +9,8 @@ taps in row-major order before one division, as PyTorch's CPU kernel does.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradshell.core import grad_mode
 from gradshell.ops.base import (
     BOOL,
@@ -21,7 +23,12 @@ from gradshell.ops.base import (
     record,
     wrap,
 )
-from gradshell.ops.conv import pair, windows
+from gradshell.ops.conv import pair, scatter_windows, windows
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+)
 
 __all__ = ["adaptive_avg_pool2d", "avg_pool2d", "max_pool2d", "max_pool2d_with_indices"]
 
@@ -158,6 +165,21 @@ class MaxPool2DWithIndicesBackward0(Node):
             record(node, (g, x), gx)
         return (gx,)
 
+    def explain(self, c: Ctx) -> Formula:
+        x = c.saved("self")
+        where = c.saved("result1").astype(np.int64)
+        shape = x.shape
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            planes = int(np.prod(shape[:-2]))
+            out = np.zeros((planes, shape[-2] * shape[-1]), dtype=np.float64)
+            rows = np.repeat(np.arange(planes), where[..., :, :].size // max(planes, 1))
+            np.add.at(out, (rows, where.reshape(-1)), g.reshape(-1))
+            return out.reshape(shape)
+
+        rhs = "grad sent to the element each window took (0 elsewhere)"
+        return Formula(f"max_pool2d({c.sym(0)})", [Local(rhs, kind="map", apply=apply)])
+
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
     """The backward of max pooling's backward: gather the gradient at the indices."""
@@ -265,8 +287,6 @@ class AvgPool2DBackward0(Node):
     """d avg_pool2d: each output's gradient, divided by its divisor, spread over its window."""
 
     def backward(self, g):
-        from gradshell.ops.conv import scatter_windows
-
         x = self.saved("self")  # (saved as PyTorch saves it: a second backward fails)
         x_shape = self.input_shape
         xp = array_module(g._data)

@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from gradshell.core import dtypes, grad_mode
-from gradshell.ops import summation
+from gradshell.ops import arithmetic, return_types, summation
+from gradshell.ops.arithmetic import _apply, mul_scalar
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -23,6 +24,13 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
+from gradshell.ops.explanation import (
+    reduction_formula,
+)
+from gradshell.ops.indexing import scatter
+from gradshell.ops.selection import where
+from gradshell.ops.shape import cat, narrow, tril
+from gradshell.ops.unary import exp
 
 
 def _dims_arg(dim, ndim):
@@ -64,6 +72,8 @@ class SumBackward0(Node):
     def backward(self, g):
         return (expand_grad(g, self.input_shape),)
 
+    explain = reduction_formula("sum", False)
+
 
 class SumBackward1(Node):
     """sum(dim): put the reduced dims back and expand."""
@@ -74,6 +84,8 @@ class SumBackward1(Node):
         g = unsqueeze_to(g, self.input_shape, self.dims, self.keepdim)
         return (expand_grad(g, self.input_shape),)
 
+    explain = reduction_formula("sum", False)
+
 
 def _sum_dtype(x: Tensor, dtype):
     if dtype is not None:
@@ -81,7 +93,7 @@ def _sum_dtype(x: Tensor, dtype):
     return dtypes.int64 if x._dtype.category in (INT, BOOL) else x._dtype
 
 
-@tensor_method("sum")
+@tensor_method("sum", torch=("sum",))
 def sum(self, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A001 - PyTorch's name
     """Sum of all elements, or over `dim` (an int or tuple)."""
     nd = self._data.ndim
@@ -119,6 +131,8 @@ class MeanBackward0(Node):
     def backward(self, g):
         return (expand_grad(g, self.input_shape, self.count),)
 
+    explain = reduction_formula("mean", True)
+
 
 class MeanBackward1(Node):
     """mean(dim): put the reduced dims back, expand, divide by the count."""
@@ -129,8 +143,10 @@ class MeanBackward1(Node):
         g = unsqueeze_to(g, self.input_shape, self.dims, self.keepdim)
         return (expand_grad(g, self.input_shape, self.count),)
 
+    explain = reduction_formula("mean", True)
 
-@tensor_method("mean")
+
+@tensor_method("mean", torch=("mean",))
 def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of all elements, or over `dim`."""
     dt = dtype if dtype is not None else self._dtype
@@ -170,8 +186,6 @@ class LinalgVectorNormBackward0(Node):
     legacy_name_02 = "NormBackward"
 
     def backward(self, g):
-        from gradshell.ops.unary import where
-
         x = self.saved("self")
         r = self.saved("result")
         p = self.p
@@ -193,7 +207,7 @@ class LinalgVectorNormBackward0(Node):
         return (where(zero, x * 0, g * scale),)
 
 
-@tensor_method("norm")
+@tensor_method("norm", torch=("norm",))
 def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
     """The vector p-norm over all elements or over `dim` (p=2, 'fro', 1, inf, ...)."""
     if self._dtype.category != FLOAT:
@@ -261,8 +275,6 @@ def _count(shape: tuple, dims: tuple | None) -> int:
 # prod ------------------------------------------------------------------------------------------
 def _exclusive_cumprod(x: Tensor, dim: int, reverse: bool) -> Tensor:
     """Products of the elements strictly before (or after) each one along `dim`."""
-    from gradshell.ops.shape import cat, narrow
-
     if reverse:
         return _exclusive_cumprod(x.flip(dim), dim, False).flip(dim)
     n = x._data.shape[dim]
@@ -318,7 +330,7 @@ class ProdBackward1(Node):
         return (_prod_grad(g, x, r, self.dim),)
 
 
-@tensor_method("prod")
+@tensor_method("prod", torch=("prod",))
 def prod(self, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product of all elements, or along `dim`."""
     dt = _sum_dtype(self, dtype)
@@ -385,8 +397,6 @@ class _ValueSelecting(Node):
     """max/min over `dim`: the gradient goes to the element each index names."""
 
     def backward(self, g):
-        from gradshell.ops.indexing import scatter
-
         idx = self.saved("indices")
         shape = self.input_shape
         if not shape:
@@ -418,8 +428,6 @@ _EXTREME_SIGNATURES = (
 
 
 def _extreme(self: Tensor, name: str, args: tuple, kwargs: dict):
-    from gradshell.ops import arithmetic, return_types
-
     other = kwargs.pop("other", None)
     dim = kwargs.pop("dim", None)
     keepdim = kwargs.pop("keepdim", False)
@@ -485,13 +493,13 @@ def wrap_dim_(dim: int, nd: int) -> int:
     return norm_dims(dim, nd)[0]
 
 
-@tensor_method("max")
+@tensor_method("max", torch=("max",))
 def max(self, *args, **kwargs) -> Tensor | tuple:  # noqa: A001 - PyTorch's name
     """The largest element; with `dim`, (values, indices) along it; with a tensor, maximum."""
     return _extreme(self, "max", args, kwargs)
 
 
-@tensor_method("min")
+@tensor_method("min", torch=("min",))
 def min(self, *args, **kwargs) -> Tensor | tuple:  # noqa: A001 - PyTorch's name
     """The smallest element; with `dim`, (values, indices) along it; with a tensor, minimum."""
     return _extreme(self, "min", args, kwargs)
@@ -548,13 +556,13 @@ def _amax_amin(self: Tensor, name: str, dim, keepdim: bool):
     return res
 
 
-@tensor_method("amax")
+@tensor_method("amax", torch=("amax",))
 def amax(self, dim=(), keepdim: bool = False) -> Tensor:
     """The maximum over `dim` (an int or tuple; all dimensions by default)."""
     return _amax_amin(self, "amax", dim, keepdim)
 
 
-@tensor_method("amin")
+@tensor_method("amin", torch=("amin",))
 def amin(self, dim=(), keepdim: bool = False) -> Tensor:
     """The minimum over `dim` (an int or tuple; all dimensions by default)."""
     return _amax_amin(self, "amin", dim, keepdim)
@@ -585,13 +593,13 @@ def _arg_extreme(self: Tensor, name: str, dim, keepdim: bool):
     return wrap(as_array(r.astype(np.int64)), dtypes.int64)
 
 
-@tensor_method("argmax")
+@tensor_method("argmax", torch=("argmax",))
 def argmax(self, dim=None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (of the flattened tensor, or along `dim`)."""
     return _arg_extreme(self, "argmax", dim, keepdim)
 
 
-@tensor_method("argmin")
+@tensor_method("argmin", torch=("argmin",))
 def argmin(self, dim=None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (of the flattened tensor, or along `dim`)."""
     return _arg_extreme(self, "argmin", dim, keepdim)
@@ -626,16 +634,12 @@ class StdBackward0(Node):
         g = _keep(g, self.dims, self.keepdim, shape)
         r = _keep(r, self.dims, self.keepdim, shape)
         # PyTorch: var_backward((grad / (2 std)).masked_fill_(std == 0, 0))
-        from gradshell.ops.arithmetic import mul_scalar
-
         scaled = (g / mul_scalar(r, 2)).masked_fill((r == 0).detach(), 0)
         return (_var_backward(scaled, x, self.dims, self.dof),)
 
 
 def _var_backward(g: Tensor, x: Tensor, dims, dof) -> Tensor:
     """PyTorch's var_backward: (2 / dof) * grad * (x - mean), in that order."""
-    from gradshell.ops.arithmetic import mul_scalar
-
     m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
     return mul_scalar(g, 2.0 / dof if dof > 0 else math.inf) * (x - m)
 
@@ -690,13 +694,13 @@ def _var_std(self: Tensor, name: str, args: tuple, kwargs: dict):
     return res
 
 
-@tensor_method("var")
+@tensor_method("var", torch=("var",))
 def var(self, *args, **kwargs) -> Tensor:
     """Variance over all elements or `dim`, divided by N - correction (1 by default)."""
     return _var_std(self, "var", args, kwargs)
 
 
-@tensor_method("std")
+@tensor_method("std", torch=("std",))
 def std(self, *args, **kwargs) -> Tensor:
     """Standard deviation over all elements or `dim` (N - correction in the divisor)."""
     return _var_std(self, "std", args, kwargs)
@@ -707,8 +711,6 @@ class LogsumexpBackward0(Node):
     """d logsumexp / dx = exp(x - logsumexp): the softmax over the reduced dims."""
 
     def backward(self, g):
-        from gradshell.ops.unary import exp
-
         x = self.saved("self")
         r = self.saved("result")
         shape = x._data.shape
@@ -717,7 +719,7 @@ class LogsumexpBackward0(Node):
         return (g * exp(x - r),)
 
 
-@tensor_method("logsumexp")
+@tensor_method("logsumexp", torch=("logsumexp",))
 def logsumexp(self, dim, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, computed stably (shifted by the maximum)."""
     data = self._data
@@ -762,7 +764,7 @@ class CumsumBackward0(Node):
         return (cumsum(g.flip(d), d).flip(d),)
 
 
-@tensor_method("cumsum")
+@tensor_method("cumsum", torch=("cumsum",))
 def cumsum(self, dim, *, dtype=None) -> Tensor:
     """Cumulative sums along `dim`."""
     dt = _sum_dtype(self, dtype)
@@ -802,8 +804,6 @@ class CumprodBackward0(Node):
 def _cumprod_grad_with_zeros(g: Tensor, x: Tensor, d: int) -> Tensor:
     """grad_i = sum_{k >= i} g_k * prod_{j <= k, j != i} x_j, built with tensor ops (an n×n
     table per slice), so that zeros in x need no division."""
-    from gradshell.ops.shape import tril
-
     xm = x.movedim(d, -1)
     gm = g.movedim(d, -1)
     n = xm._data.shape[-1]
@@ -811,8 +811,6 @@ def _cumprod_grad_with_zeros(g: Tensor, x: Tensor, d: int) -> Tensor:
     eye = wrap(xp.eye(n, dtype=bool), dtypes.bool_)
     # rows i: x with element i replaced by 1
     table = xm.unsqueeze(-2).expand(xm._data.shape[:-1] + (n, n))
-    from gradshell.ops.unary import where
-
     table = where(eye, table * 0 + 1, table)
     partial = cumprod(table, -1)  # [..., i, k] = prod_{j<=k, j!=i} x_j
     upper = tril(wrap(xp.ones((n, n), x._dtype.np), x._dtype)).t()  # k >= i
@@ -820,7 +818,7 @@ def _cumprod_grad_with_zeros(g: Tensor, x: Tensor, d: int) -> Tensor:
     return grad.movedim(-1, d)
 
 
-@tensor_method("cumprod")
+@tensor_method("cumprod", torch=("cumprod",))
 def cumprod(self, dim, *, dtype=None) -> Tensor:
     """Cumulative products along `dim`."""
     dt = _sum_dtype(self, dtype)
@@ -852,13 +850,13 @@ def _logical_reduce(self: Tensor, name: str, dim, keepdim: bool):
     return wrap(as_array(r.astype(dt.np, copy=False)), dt)
 
 
-@tensor_method("all")
+@tensor_method("all", torch=("all",))
 def all(self, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - PyTorch's name
     """True if every element (along `dim`) is nonzero."""
     return _logical_reduce(self, "all", dim, keepdim)
 
 
-@tensor_method("any")
+@tensor_method("any", torch=("any",))
 def any(self, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - PyTorch's name
     """True if some element (along `dim`) is nonzero."""
     return _logical_reduce(self, "any", dim, keepdim)
@@ -868,8 +866,6 @@ def any(self, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - PyTorc
 def _pnorm_grad(g: Tensor, x: Tensor, r: Tensor, p: float) -> Tensor:
     """The gradient of the p-norm of all of x (r is the norm), with PyTorch's conventions:
     0 where the norm is 0; for p = inf, shared evenly by the elements of largest |x|."""
-    from gradshell.ops.unary import where
-
     if p == 0:
         return g * x * 0
     if p == 1:
@@ -894,11 +890,9 @@ class DistBackward0(Node):
         return (grad if self.needs[0] else None, -grad if self.needs[1] else None)
 
 
-@tensor_method("dist")
+@tensor_method("dist", torch=("dist",))
 def dist(self, other, p=2) -> Tensor:
     """The p-norm of self - other (broadcasting)."""
-    from gradshell.ops.arithmetic import _apply
-
     dt = dtypes.result_type(self, other)
     if dt.category != FLOAT:
         raise RuntimeError(

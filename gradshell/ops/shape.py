@@ -5,12 +5,17 @@ squeeze, unsqueeze, select, slice, narrow, flatten) and their copying cousins
 from __future__ import annotations
 
 import math
+from typing import Any
 
+import numpy as np
+
+from gradshell.core import dtypes
 from gradshell.core.size import Size
 from gradshell.ops.base import (
     Node,
     Tensor,
     array_module,
+    install,
     needs_grad,
     norm_dims,
     record,
@@ -18,6 +23,16 @@ from gradshell.ops.base import (
     wrap,
     wrap_dim,
 )
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    copy_formula,
+    part_formula,
+    reshape_formula,
+    transposed,
+)
+from gradshell.ops.inplace import write_out
 
 
 def make_view(base: Tensor, data, node: Node | None) -> Tensor:
@@ -96,13 +111,13 @@ class ViewBackward0(Node):
     def backward(self, g):
         return (g.reshape(self.input_shape),)
 
+    explain = reshape_formula
+
 
 @tensor_method("view")
 def view(self, *shape):
     """The same data seen with another shape (no copy; fails if the strides do not allow it)."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size, Tensor)):
-        from gradshell.ops.conversion import view_dtype
-
         return view_dtype(self, shape[0])
     shape = infer_shape(_sizes(shape), self._data.size)
     v = _try_view(self._data, shape)
@@ -126,12 +141,16 @@ def view_as(self, other: Tensor) -> Tensor:
 class ReshapeAliasBackward0(ViewBackward0):
     """reshape of a non-contiguous tensor that needed no copy: reshape the gradient back."""
 
+    explain = reshape_formula
+
 
 class UnsafeViewBackward0(ViewBackward0):
     """reshape that had to copy: the gradient is reshaped back."""
 
+    explain = reshape_formula
 
-@tensor_method("reshape")
+
+@tensor_method("reshape", torch=("reshape",))
 def reshape(self, *shape):
     """The data with another shape: a view when the strides allow it, else a copy."""
     shape = infer_shape(_sizes(shape), self._data.size)
@@ -159,7 +178,7 @@ def reshape_as(self, other: Tensor) -> Tensor:
     return reshape(self, other._data.shape)
 
 
-@tensor_method("flatten")
+@tensor_method("flatten", torch=("flatten",))
 def flatten(self, start_dim: int = 0, end_dim: int = -1):
     """Merge dimensions start_dim..end_dim into one."""
     nd = self._data.ndim
@@ -175,7 +194,7 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1):
     return reshape(self, shp[:s] + (math.prod(shp[s : e + 1]),) + shp[e + 1 :])
 
 
-@tensor_method("unflatten")
+@tensor_method("unflatten", torch=("unflatten",))
 def unflatten(self, dim: int, sizes):
     """Split dimension `dim` into `sizes`."""
     d = wrap_dim(dim, self._data.ndim)
@@ -203,8 +222,11 @@ class TBackward0(Node):
     def backward(self, g):
         return (g.t(),)
 
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(transposed(c.sym(0)), [Local("gradᵀ", kind="map", apply=lambda g: g.T)])
 
-@tensor_method("t")
+
+@tensor_method("t", torch=("t",))
 def t(self):
     """Transpose a tensor of at most 2 dimensions."""
     nd = self._data.ndim
@@ -222,8 +244,21 @@ class TransposeBackward0(Node):
     def backward(self, g):
         return (g.transpose(self.dim0, self.dim1),)
 
+    def explain(self, c: Ctx) -> Formula:
+        d0, d1 = c.attr("dim0"), c.attr("dim1")
+        return Formula(
+            f"{c.sym(0)}.transpose({d0}, {d1})",
+            [
+                Local(
+                    f"grad.transpose({d0}, {d1})",
+                    kind="map",
+                    apply=lambda g: np.swapaxes(g, d0, d1),
+                )
+            ],
+        )
 
-@tensor_method("transpose", "swapaxes", "swapdims")
+
+@tensor_method("transpose", "swapaxes", "swapdims", torch=("transpose", "swapaxes", "swapdims"))
 def transpose(self, dim0: int, dim1: int):
     """Swap two dimensions (a view)."""
     nd = self._data.ndim
@@ -247,8 +282,18 @@ class PermuteBackward0(Node):
             inv[d] = i
         return (g.permute(*inv),)
 
+    def explain(self, c: Ctx) -> Formula:
+        dims = tuple(c.attr("dims"))
+        inv = [0] * len(dims)
+        for i, d in enumerate(dims):
+            inv[d] = i
+        return Formula(
+            f"{c.sym(0)}.permute{dims}",
+            [Local(f"grad.permute{tuple(inv)}", kind="map", apply=lambda g: np.transpose(g, inv))],
+        )
 
-@tensor_method("permute")
+
+@tensor_method("permute", torch=("permute",))
 def permute(self, *dims):
     """Reorder the dimensions (a view)."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
@@ -275,8 +320,8 @@ def _permute_T(self):
     return permute(self, tuple(range(nd - 1, -1, -1))) if nd else self
 
 
-Tensor.T = property(_permute_T, doc="All dimensions reversed (a view).")
-Tensor.mT = property(lambda self: transpose(self, -2, -1), doc="The last two dims swapped.")
+install("T", property(_permute_T, doc="All dimensions reversed (a view)."))
+install("mT", property(lambda self: transpose(self, -2, -1), doc="The last two dims swapped."))
 
 
 class ExpandBackward0(Node):
@@ -286,6 +331,20 @@ class ExpandBackward0(Node):
 
     def backward(self, g):
         return (g.sum_to_size(self.input_shape),)
+
+    def explain(self, c: Ctx) -> Formula:
+        shape = tuple(c.attr("input_shape"))
+        text = "[" + ", ".join(str(s) for s in shape) + "]"
+        return Formula(
+            f"{c.sym(0)}.expand(...)",
+            [
+                Local(
+                    f"grad summed over the copies back to {text}",
+                    kind="map",
+                    apply=lambda g: g,  # summing to the input's shape follows for every edge
+                )
+            ],
+        )
 
 
 @tensor_method("expand")
@@ -342,7 +401,7 @@ def _type_desc(self) -> str:
     return "torch." + self._dtype.legacy_name
 
 
-Tensor._type_desc = _type_desc
+install("_type_desc", _type_desc)
 
 
 @tensor_method("expand_as")
@@ -359,16 +418,22 @@ class SqueezeBackward0(Node):
     def backward(self, g):
         return (g.reshape(self.input_shape),)
 
+    explain = reshape_formula
+
 
 class SqueezeBackward1(SqueezeBackward0):
     """squeeze(dim): put the removed dimension back."""
+
+    explain = reshape_formula
 
 
 class SqueezeBackward2(SqueezeBackward0):
     """squeeze(dims): put the removed dimensions back."""
 
+    explain = reshape_formula
 
-@tensor_method("squeeze")
+
+@tensor_method("squeeze", torch=("squeeze",))
 def squeeze(self, dim=None):
     """Remove size-1 dimensions (all, or the given ones)."""
     shp = self._data.shape
@@ -399,8 +464,15 @@ class UnsqueezeBackward0(Node):
     def backward(self, g):
         return (g.squeeze(self.dim),)
 
+    def explain(self, c: Ctx) -> Formula:
+        dim = c.attr("dim")
+        return Formula(
+            f"{c.sym(0)}.unsqueeze({dim})",
+            [Local(f"grad.squeeze({dim})", kind="map", apply=lambda g: np.squeeze(g, axis=dim))],
+        )
 
-@tensor_method("unsqueeze")
+
+@tensor_method("unsqueeze", torch=("unsqueeze",))
 def unsqueeze(self, dim: int):
     """Insert a size-1 dimension at `dim`."""
     nd = self._data.ndim
@@ -418,6 +490,8 @@ class AliasBackward0(Node):
     def backward(self, g):
         return (g,)
 
+    explain = copy_formula
+
 
 def alias(self):
     """A new view of the whole tensor."""
@@ -433,6 +507,8 @@ class SelectBackward0(Node):
     def backward(self, g):
         return (embed(g, self.input_shape, self.key, SelectBackwardBackward0),)
 
+    explain = part_formula
+
 
 class SliceBackward0(Node):
     """Place the gradient in the sliced region of a zero tensor of the input's shape."""
@@ -441,6 +517,8 @@ class SliceBackward0(Node):
 
     def backward(self, g):
         return (embed(g, self.input_shape, self.key, SliceBackwardBackward0),)
+
+    explain = part_formula
 
 
 class SelectBackwardBackward0(Node):
@@ -467,7 +545,7 @@ def embed(g: Tensor, shape: tuple, key, node_cls) -> Tensor:
     return out
 
 
-@tensor_method("select")
+@tensor_method("select", torch=("select",))
 def select(self, dim: int, index: int):
     """The slice at `index` along `dim`, with that dimension removed (a view)."""
     nd = self._data.ndim
@@ -506,7 +584,7 @@ def slice_dim(self, dim: int, start, stop, step: int = 1):
     return make_view(self, self._data[key], node)
 
 
-@tensor_method("narrow")
+@tensor_method("narrow", torch=("narrow",))
 def narrow(self, dim: int, start: int, length: int):
     """`length` elements from `start` along `dim` (a view)."""
     d = wrap_dim(dim, self._data.ndim)
@@ -529,8 +607,10 @@ class CloneBackward0(Node):
     def backward(self, g):
         return (g,)
 
+    explain = copy_formula
 
-@tensor_method("clone")
+
+@tensor_method("clone", torch=("clone",))
 def clone(self, *, memory_format=None):
     """A copy with its own storage (recorded, so gradients flow back)."""
     xp = array_module(self._data)
@@ -573,7 +653,7 @@ def sum_to_size(self, *size):
     return r
 
 
-@tensor_method("movedim", "moveaxis")
+@tensor_method("movedim", "moveaxis", torch=("movedim", "moveaxis"))
 def movedim(self, source, destination):
     """Move dimension(s) `source` to position(s) `destination`."""
     nd = self._data.ndim
@@ -623,7 +703,28 @@ class CatBackward0(Node):
             start += size
         return tuple(out)
 
+    def explain(self, c: Ctx) -> Formula:
+        dim, sizes = c.attr("dim"), list(c.attr("sizes"))
+        locals_: list[Local | None] = []
+        start = 0
+        for size in sizes:
+            if size is None:
+                locals_.append(None)
+                continue
 
+            def apply(g: np.ndarray, lo: int = start, n: int = size) -> np.ndarray:
+                index = [slice(None)] * g.ndim
+                index[dim % g.ndim] = slice(lo, lo + n)
+                return g[tuple(index)]
+
+            rhs = f"grad[{start}:{start + size}] along dim {dim}"
+            locals_.append(Local(rhs, kind="map", apply=apply))
+            start += size
+        names = ", ".join(c.sym(i) for i in range(len(sizes)))
+        return Formula(f"cat([{names}], dim={dim})", locals_)
+
+
+@tensor_method(torch=("cat", "concat", "concatenate"))
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """Join tensors along an existing dimension `dim`."""
     from gradshell.core import dtypes
@@ -666,8 +767,6 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
         node.needs = [t._requires_grad for t in ts]
         record(node, tuple(ts), res)
     if out is not None:
-        from gradshell.ops.inplace import write_out
-
         return write_out(out, res)
     return res
 
@@ -683,7 +782,21 @@ class StackBackward0(Node):
     def backward(self, g):
         return tuple(select(g, self.dim, i) if n else None for i, n in enumerate(self.needs))
 
+    def explain(self, c: Ctx) -> Formula:
+        dim = c.attr("dim")
+        count = len(c.attr("needs"))
 
+        def pick(i: int) -> Any:
+            return lambda g: np.take(g, i, axis=dim % g.ndim)
+
+        locals_ = [
+            Local(f"grad[{i}] along dim {dim}", kind="map", apply=pick(i)) for i in range(count)
+        ]
+        names = ", ".join(c.sym(i) for i in range(count))
+        return Formula(f"stack([{names}], dim={dim})", locals_)
+
+
+@tensor_method(torch=("stack",))
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """Join equally-shaped tensors along a new dimension `dim`."""
     from gradshell.core import dtypes
@@ -708,8 +821,6 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
         node.needs = [t._requires_grad for t in ts]
         record(node, tuple(ts), res)
     if out is not None:
-        from gradshell.ops.inplace import write_out
-
         return write_out(out, res)
     return res
 
@@ -748,7 +859,7 @@ def _split_sizes(size: int, split_size: int) -> list:
     return [min(split_size, size - i * split_size) for i in range(n)]
 
 
-@tensor_method("split")
+@tensor_method("split", torch=("split",))
 def split(self, split_size_or_sections, dim: int = 0) -> tuple:
     """Views of consecutive pieces along `dim`: of `split_size` each, or of the given sizes."""
     nd = self._data.ndim
@@ -789,7 +900,7 @@ def _split_views(self: Tensor, d: int, sizes: list, node_cls) -> tuple:
     return _multi_view(self, parts, node)
 
 
-@tensor_method("chunk")
+@tensor_method("chunk", torch=("chunk",))
 def chunk(self, chunks: int, dim: int = 0) -> tuple:
     """Split into `chunks` pieces of (nearly) equal size along `dim` (maybe fewer)."""
     if chunks <= 0:
@@ -807,7 +918,7 @@ class UnbindBackward0(Node):
         return (stack(list(grads), self.dim),)
 
 
-@tensor_method("unbind")
+@tensor_method("unbind", torch=("unbind",))
 def unbind(self, dim: int = 0) -> tuple:
     """The slices along `dim`, with that dimension removed (views)."""
     nd = self._data.ndim
@@ -829,7 +940,7 @@ class FlipBackward0(Node):
         return (flip(g, self.dims),)
 
 
-@tensor_method("flip")
+@tensor_method("flip", torch=("flip",))
 def flip(self, *dims, **kwargs) -> Tensor:
     """A copy with the order of elements reversed along `dims`."""
     if "dims" in kwargs:
@@ -850,7 +961,7 @@ def flip(self, *dims, **kwargs) -> Tensor:
     return res
 
 
-@tensor_method("fliplr")
+@tensor_method("fliplr", torch=("fliplr",))
 def fliplr(self) -> Tensor:
     """Flip the columns (dimension 1)."""
     if self._data.ndim < 2:
@@ -858,7 +969,7 @@ def fliplr(self) -> Tensor:
     return flip(self, 1)
 
 
-@tensor_method("flipud")
+@tensor_method("flipud", torch=("flipud",))
 def flipud(self) -> Tensor:
     """Flip the rows (dimension 0)."""
     if self._data.ndim < 1:
@@ -873,7 +984,7 @@ class RollBackward0(Node):
         return (roll(g, tuple(-s for s in self.shifts), self.dims),)
 
 
-@tensor_method("roll")
+@tensor_method("roll", torch=("roll",))
 def roll(self, shifts, dims=None) -> Tensor:
     """A copy with elements shifted cyclically along `dims` (the flattened tensor if None)."""
     sh = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
@@ -926,13 +1037,13 @@ def _triangle(self: Tensor, name: str, diagonal: int, node_cls):
     return res
 
 
-@tensor_method("tril")
+@tensor_method("tril", torch=("tril",))
 def tril(self, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dimensions (the rest zeroed)."""
     return _triangle(self, "tril", diagonal, TrilBackward0)
 
 
-@tensor_method("triu")
+@tensor_method("triu", torch=("triu",))
 def triu(self, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dimensions (the rest zeroed)."""
     return _triangle(self, "triu", diagonal, TriuBackward0)
@@ -1020,7 +1131,7 @@ def diagonal_embed(g: Tensor, shape: tuple, offset: int, d1: int, d2: int) -> Te
     return out
 
 
-@tensor_method("diagonal")
+@tensor_method("diagonal", torch=("diagonal",))
 def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of dimensions dim1 and dim2 as the last dimension (a view)."""
     nd = self._data.ndim
@@ -1050,3 +1161,18 @@ def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         node = DiagonalBackward0()
         node.input_shape, node.offset, node.dim1, node.dim2 = data.shape, offset, d1, d2
     return make_view(self, view, node)
+
+
+def view_dtype(self: Tensor, dtype) -> Tensor:
+    """Reinterpret the bytes as another dtype of the same size (Tensor.view(dtype))."""
+    if not isinstance(dtype, dtypes.DType):
+        raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+    if dtypes.bfloat16 in (dtype, self._dtype) and dtype is not self._dtype:
+        raise NotImplementedError(
+            "gradshell does not support Tensor.view(dtype) on bfloat16 tensors yet"
+        )
+    if dtype.itemsize != self._dtype.itemsize:
+        raise RuntimeError(
+            "gradshell: view(dtype) between dtypes of different sizes is not supported"
+        )
+    return make_view(self, self._data.view(dtype.np), None)

@@ -3,6 +3,8 @@ and `where`. Each op: its forward (an array function), its backward node, its na
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gradshell.core import dtypes, kernels
@@ -13,28 +15,25 @@ from gradshell.ops.base import (
     Tensor,
     array_module,
     as_array,
-    binary_operands,
-    is_scalar,
+    install,
     needs_grad,
     opmath,
     record,
     tensor_method,
     wrap,
 )
+from gradshell.ops.explanation import (
+    unary_formula,
+    zero_formula,
+)
 from gradshell.ops.fused import FusedBackward, fused
+from gradshell.ops.inplace import apply_inplace
+from gradshell.ops.scalar import add_scalar, mul_scalar
+from gradshell.ops.selection import where
 
-
-def _mul_scalar(t: Tensor, s) -> Tensor:
-    # mul.Scalar / add.Scalar inside a backward formula (MulBackward1, AddBackward1)
-    from gradshell.ops.arithmetic import mul_scalar
-
-    return mul_scalar(t, s)
-
-
-def _add_scalar(t: Tensor, s) -> Tensor:
-    from gradshell.ops.arithmetic import add_scalar
-
-    return add_scalar(t, s)
+# mul.Scalar / add.Scalar inside a backward formula (MulBackward1, AddBackward1)
+_mul_scalar = mul_scalar
+_add_scalar = add_scalar
 
 
 def unary(x: Tensor, fname: str, node_cls=None, save: str | None = None, floating=True):
@@ -80,8 +79,6 @@ def _exact_backward(name: str, g: Tensor, v: Tensor, formula, *args) -> Tensor:
 
 def _inplace(name: str):
     def method(self, *args, **kwargs):
-        from gradshell.ops.inplace import apply_inplace
-
         return apply_inplace(self, globals()[name], args, kwargs, name + "_")
 
     method.__name__ = name + "_"
@@ -97,8 +94,10 @@ class ExpBackward0(Node):
     def backward(self, g):
         return (g * self.saved("result"),)
 
+    explain = unary_formula("exp", "exp({x})", lambda c: c.saved("result"))
 
-@tensor_method("exp")
+
+@tensor_method("exp", torch=("exp",))
 def exp(self):
     """e ** self."""
     return unary(self, "exp", ExpBackward0, "result")
@@ -110,8 +109,10 @@ class Expm1Backward0(Node):
     def backward(self, g):
         return (g * _add_scalar(self.saved("result"), 1),)
 
+    explain = unary_formula("expm1", "exp({x})", lambda c: c.saved("result") + 1)
 
-@tensor_method("expm1")
+
+@tensor_method("expm1", torch=("expm1",))
 def expm1(self):
     """exp(self) - 1, accurate near 0."""
     return unary(self, "expm1", Expm1Backward0, "result")
@@ -125,8 +126,10 @@ class LogBackward0(Node):
     def backward(self, g):
         return (g / self.saved("self"),)
 
+    explain = unary_formula("log", "1/{x}", lambda c: 1 / c.saved("self"))
 
-@tensor_method("log")
+
+@tensor_method("log", torch=("log",))
 def log(self):
     """Natural logarithm."""
     return unary(self, "log", LogBackward0, "self")
@@ -138,8 +141,10 @@ class Log2Backward0(Node):
     def backward(self, g):
         return (g / _mul_scalar(self.saved("self"), 0.6931471805599453),)
 
+    explain = unary_formula("log2", "1/({x}·ln 2)", lambda c: 1 / (c.saved("self") * math.log(2)))
 
-@tensor_method("log2")
+
+@tensor_method("log2", torch=("log2",))
 def log2(self):
     """Base-2 logarithm."""
     return unary(self, "log2", Log2Backward0, "self")
@@ -151,8 +156,12 @@ class Log10Backward0(Node):
     def backward(self, g):
         return (g / _mul_scalar(self.saved("self"), 2.302585092994046),)
 
+    explain = unary_formula(
+        "log10", "1/({x}·ln 10)", lambda c: 1 / (c.saved("self") * math.log(10))
+    )
 
-@tensor_method("log10")
+
+@tensor_method("log10", torch=("log10",))
 def log10(self):
     """Base-10 logarithm."""
     return unary(self, "log10", Log10Backward0, "self")
@@ -164,8 +173,10 @@ class Log1PBackward0(Node):
     def backward(self, g):
         return (g / _add_scalar(self.saved("self"), 1),)
 
+    explain = unary_formula("log1p", "1/(1 + {x})", lambda c: 1 / (c.saved("self") + 1))
 
-@tensor_method("log1p")
+
+@tensor_method("log1p", torch=("log1p",))
 def log1p(self):
     """log(1 + self), accurate near 0."""
     return unary(self, "log1p", Log1PBackward0, "self")
@@ -179,8 +190,10 @@ class SqrtBackward0(Node):
     def backward(self, g):
         return (g / _mul_scalar(self.saved("result"), 2),)
 
+    explain = unary_formula("sqrt", "1/(2·sqrt({x}))", lambda c: 1 / (2 * c.saved("result")))
 
-@tensor_method("sqrt")
+
+@tensor_method("sqrt", torch=("sqrt",))
 def sqrt(self):
     """Square root."""
     return unary(self, "sqrt", SqrtBackward0, "result")
@@ -193,8 +206,10 @@ class RsqrtBackward0(Node):
         r = self.saved("result")
         return (g * -0.5 * r.pow(3),)  # PyTorch: -0.5 * grad * result.pow(3)
 
+    explain = unary_formula("rsqrt", "−½·{x}^(−3/2)", lambda c: -0.5 * c.saved("result") ** 3)
 
-@tensor_method("rsqrt")
+
+@tensor_method("rsqrt", torch=("rsqrt",))
 def rsqrt(self):
     """1 / sqrt(self)."""
     if self._dtype.np == np.float16:  # 1/sqrt in float32, rounded once (PyTorch's opmath)
@@ -219,8 +234,10 @@ class ReciprocalBackward0(Node):
         r = self.saved("result")
         return (-g * (r * r),)  # PyTorch: -grad * (result * result)
 
+    explain = unary_formula("1/", "−1/{x}²", lambda c: -(c.saved("result") ** 2))
 
-@tensor_method("reciprocal")
+
+@tensor_method("reciprocal", torch=("reciprocal",))
 def reciprocal(self):
     """1 / self."""
     data = self._data
@@ -244,8 +261,10 @@ class AbsBackward0(Node):
     def backward(self, g):
         return (g * sign(self.saved("self")),)
 
+    explain = unary_formula("abs", "sign({x})", lambda c: np.sign(c.saved("self")))
 
-@tensor_method("abs", "absolute", "__abs__")
+
+@tensor_method("abs", "absolute", "__abs__", torch=("abs", "absolute"))
 def abs(self):  # noqa: A001 - PyTorch's name
     """Absolute value."""
     if self._dtype.category == BOOL:
@@ -259,8 +278,10 @@ class SignBackward0(Node):
     def backward(self, g):
         return (g * 0,)
 
+    explain = zero_formula("sign")
 
-@tensor_method("sign")
+
+@tensor_method("sign", torch=("sign",))
 def sign(self):
     """-1, 0 or 1 by the sign of each element."""
     return unary(self, "sign", SignBackward0, None, floating=False)
@@ -274,8 +295,10 @@ class SinBackward0(Node):
     def backward(self, g):
         return (g * cos(self.saved("self")),)
 
+    explain = unary_formula("sin", "cos({x})", lambda c: np.cos(c.saved("self")))
 
-@tensor_method("sin")
+
+@tensor_method("sin", torch=("sin",))
 def sin(self):
     """Sine."""
     return unary(self, "sin", SinBackward0, "self")
@@ -289,8 +312,10 @@ class CosBackward0(Node):
     def backward(self, g):
         return (g * -sin(self.saved("self")),)
 
+    explain = unary_formula("cos", "−sin({x})", lambda c: -np.sin(c.saved("self")))
 
-@tensor_method("cos")
+
+@tensor_method("cos", torch=("cos",))
 def cos(self):
     """Cosine."""
     return unary(self, "cos", CosBackward0, "self")
@@ -303,8 +328,10 @@ class TanBackward0(Node):
         r = self.saved("result")
         return (g * _add_scalar(r * r, 1),)
 
+    explain = unary_formula("tan", "1 + tan²({x})", lambda c: 1 + c.saved("result") ** 2)
 
-@tensor_method("tan")
+
+@tensor_method("tan", torch=("tan",))
 def tan(self):
     """Tangent."""
     return unary(self, "tan", TanBackward0, "result")
@@ -317,6 +344,8 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         return (tanh_backward(g, self.saved("result")),)
+
+    explain = unary_formula("tanh", "1 − tanh²({x})", lambda c: 1 - c.saved("result") ** 2)
 
 
 class TanhBackwardBackward0(FusedBackward):
@@ -341,7 +370,7 @@ def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
     )
 
 
-@tensor_method("tanh")
+@tensor_method("tanh", torch=("tanh",))
 def tanh(self):
     """Hyperbolic tangent."""
     return unary(self, "tanh", TanhBackward0, "result")
@@ -354,6 +383,12 @@ class SigmoidBackward0(Node):
 
     def backward(self, g):
         return (sigmoid_backward(g, self.saved("result")),)
+
+    explain = unary_formula(
+        "sigmoid",
+        "σ({x})·(1 − σ({x}))",
+        lambda c: c.saved("result") * (1 - c.saved("result")),
+    )
 
 
 class SigmoidBackwardBackward0(FusedBackward):
@@ -379,7 +414,7 @@ def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
     )
 
 
-@tensor_method("sigmoid")
+@tensor_method("sigmoid", torch=("sigmoid",))
 def sigmoid(self):
     """The logistic function 1 / (1 + e^-x)."""
     x = self._data
@@ -412,6 +447,10 @@ class ReluBackward0(Node):
     def backward(self, g):
         return (threshold_backward(g, self.saved("result"), 0),)
 
+    explain = unary_formula(
+        "relu", "1 where {x} > 0, else 0", lambda c: (c.saved("result") > 0) * 1.0
+    )
+
 
 class ThresholdBackwardBackward0(FusedBackward):
     """threshold_backward(g, x, t) = g where x > t, else 0: linear in g, flat in x."""
@@ -435,7 +474,7 @@ def threshold_backward(g: Tensor, x: Tensor, threshold) -> Tensor:
     )
 
 
-@tensor_method("relu")
+@tensor_method("relu", torch=("relu",))
 def relu(self):
     """max(x, 0)."""
     if self._dtype.category == BOOL:
@@ -458,20 +497,28 @@ class _ZeroGrad(Node):
 class FloorBackward0(_ZeroGrad):
     """floor is flat almost everywhere: zero gradient."""
 
+    explain = zero_formula("floor")
+
 
 class CeilBackward0(_ZeroGrad):
     """ceil is flat almost everywhere: zero gradient."""
+
+    explain = zero_formula("ceil")
 
 
 class RoundBackward0(_ZeroGrad):
     """round is flat almost everywhere: zero gradient."""
 
+    explain = zero_formula("round")
+
 
 class TruncBackward0(_ZeroGrad):
     """trunc is flat almost everywhere: zero gradient."""
 
+    explain = zero_formula("trunc")
 
-@tensor_method("floor")
+
+@tensor_method("floor", torch=("floor",))
 def floor(self):
     """Round down to an integer value (same dtype)."""
     if self._dtype.category != FLOAT:
@@ -479,7 +526,7 @@ def floor(self):
     return unary(self, "floor", FloorBackward0, None, floating=False)
 
 
-@tensor_method("ceil")
+@tensor_method("ceil", torch=("ceil",))
 def ceil(self):
     """Round up to an integer value (same dtype)."""
     if self._dtype.category != FLOAT:
@@ -487,7 +534,7 @@ def ceil(self):
     return unary(self, "ceil", CeilBackward0, None, floating=False)
 
 
-@tensor_method("trunc", "fix")
+@tensor_method("trunc", "fix", torch=("trunc", "fix"))
 def trunc(self):
     """Round towards zero (same dtype)."""
     if self._dtype.category != FLOAT:
@@ -495,7 +542,7 @@ def trunc(self):
     return unary(self, "trunc", TruncBackward0, None, floating=False)
 
 
-@tensor_method("round")
+@tensor_method("round", torch=("round",))
 def round(self, *, decimals: int = 0):  # noqa: A001 - PyTorch's name
     """Round half to even (as PyTorch and NumPy do)."""
     if self._dtype.category != FLOAT:
@@ -512,80 +559,6 @@ def round(self, *, decimals: int = 0):  # noqa: A001 - PyTorch's name
 class RoundBackward1(_ZeroGrad):
     """round(decimals=n) is flat almost everywhere: zero gradient."""
 
-
-# -- where -------------------------------------------------------------------------------------
-class WhereBackward0(Node):
-    """d where(c, a, b): g where c for a, g where not c for b."""
-
-    def backward(self, g):
-        c = self.saved("condition")
-        zero = g * 0
-        ga = where(c, g, zero) if self.needs_a else None
-        gb = where(c, zero, g) if self.needs_b else None
-        return ga, gb
-
-
-def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
-    """Elements of `input` where `condition` holds, else of `other`."""
-    if input is None and other is None:
-        from gradshell.ops.indexing import nonzero
-
-        return nonzero(condition, as_tuple=True)
-    if not isinstance(condition, Tensor):
-        raise TypeError(
-            "where(): argument 'condition' (position 1) must be Tensor, not "
-            + type(condition).__name__
-        )
-    if condition._dtype.category != BOOL:
-        raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{condition._dtype.scalar_name}"
-        )
-    if isinstance(input, Tensor) or isinstance(other, Tensor):
-        a = input if isinstance(input, Tensor) else None
-        b = other if isinstance(other, Tensor) else None
-        if a is not None and b is not None:
-            dt = dtypes.result_type(a, b)
-        else:
-            t, s = (a, other) if a is not None else (b, input)
-            dt = dtypes.result_type(t, s)
-        ad, bd, _, xp = _where_operands(input, other, dt)
-    elif is_scalar(input) and is_scalar(other):
-        dt = dtypes.result_type(input, other)
-        import numpy as np
-
-        xp = array_module(condition._data)
-        ad, bd = np.asarray(input, dt.np), np.asarray(other, dt.np)
-    else:
-        raise TypeError("where(): expected Tensor or Number arguments")
-    try:
-        r = xp.where(condition._data, ad, bd)
-    except ValueError:
-        raise RuntimeError(
-            "The size of tensor a must match the size of tensor b (where arguments do not "
-            "broadcast)"
-        ) from None
-    res = wrap(as_array(r.astype(dt.np, copy=False)), dt)
-    if needs_grad(input, other):
-        node = WhereBackward0()
-        node.needs_a = isinstance(input, Tensor) and input._requires_grad
-        node.needs_b = isinstance(other, Tensor) and other._requires_grad
-        node.save("condition", condition)
-        record(node, (input, other), res)  # the condition gets no edge, as in PyTorch
-    return res
-
-
-def _where_operands(a, b, dt):
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        return binary_operands(a, b, dt)
-    if isinstance(a, Tensor):
-        ad, bd, _, xp = binary_operands(a, b, dt)
-        return ad, bd, dt, xp
-    bd, ad, _, xp = binary_operands(b, a, dt)
-    return ad, bd, dt, xp
-
-
-Tensor.where = lambda self, condition, other: where(condition, self, other)
 
 for _name in (
     "exp",
@@ -610,7 +583,7 @@ for _name in (
     "trunc",
     "round",
 ):
-    setattr(Tensor, _name + "_", _inplace(_name))
+    install(_name + "_", _inplace(_name))
 
 
 # -- more elementwise functions (erf, hyperbolic and inverse trig, softplus) --------------------
@@ -637,8 +610,14 @@ class ErfBackward0(Node):
         x = self.saved("self")
         return (_mul_scalar(exp(-(x * x)), 1.1283791670955126) * g,)
 
+    explain = unary_formula(
+        "erf",
+        "2/√π·exp(−{x}²)",
+        lambda c: 2 / math.sqrt(math.pi) * np.exp(-(c.saved("self") ** 2)),
+    )
 
-@tensor_method("erf")
+
+@tensor_method("erf", torch=("erf",))
 def erf(self) -> Tensor:
     """The error function."""
     if not isinstance(self, Tensor):
@@ -666,8 +645,10 @@ class SinhBackward0(Node):
     def backward(self, g):
         return (g * cosh(self.saved("self")),)
 
+    explain = unary_formula("sinh", "cosh({x})", lambda c: np.cosh(c.saved("self")))
 
-@tensor_method("sinh")
+
+@tensor_method("sinh", torch=("sinh",))
 def sinh(self) -> Tensor:
     """Hyperbolic sine."""
     return unary(self, "sinh", SinhBackward0, "self")
@@ -681,8 +662,10 @@ class CoshBackward0(Node):
     def backward(self, g):
         return (g * sinh(self.saved("self")),)
 
+    explain = unary_formula("cosh", "sinh({x})", lambda c: np.sinh(c.saved("self")))
 
-@tensor_method("cosh")
+
+@tensor_method("cosh", torch=("cosh",))
 def cosh(self) -> Tensor:
     """Hyperbolic cosine."""
     return unary(self, "cosh", CoshBackward0, "self")
@@ -697,8 +680,12 @@ class AsinBackward0(Node):
         x = self.saved("self")
         return (g * rsqrt(1 - x * x),)
 
+    explain = unary_formula(
+        "asin", "1/√(1 − {x}²)", lambda c: 1 / np.sqrt(1 - c.saved("self") ** 2)
+    )
 
-@tensor_method("asin", "arcsin")
+
+@tensor_method("asin", "arcsin", torch=("asin", "arcsin"))
 def asin(self) -> Tensor:
     """Inverse sine (NaN outside [-1, 1])."""
     return unary(self, "arcsin", AsinBackward0, "self")
@@ -713,8 +700,12 @@ class AcosBackward0(Node):
         x = self.saved("self")
         return (g * -rsqrt(1 - x * x),)
 
+    explain = unary_formula(
+        "acos", "−1/√(1 − {x}²)", lambda c: -1 / np.sqrt(1 - c.saved("self") ** 2)
+    )
 
-@tensor_method("acos", "arccos")
+
+@tensor_method("acos", "arccos", torch=("acos", "arccos"))
 def acos(self) -> Tensor:
     """Inverse cosine (NaN outside [-1, 1])."""
     return unary(self, "arccos", AcosBackward0, "self")
@@ -730,7 +721,7 @@ class AtanBackward0(Node):
         return (g / _add_scalar(x * x, 1),)
 
 
-@tensor_method("atan", "arctan")
+@tensor_method("atan", "arctan", torch=("atan", "arctan"))
 def atan(self) -> Tensor:
     """Inverse tangent."""
     return unary(self, "arctan", AtanBackward0, "self")
@@ -804,10 +795,10 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # no
 
 
 for _name in ("erf", "sinh", "cosh", "asin", "acos", "atan"):
-    setattr(Tensor, _name + "_", _inplace(_name))
+    install(_name + "_", _inplace(_name))
 
 
-@tensor_method("square")
+@tensor_method("square", torch=("square",))
 def square(self) -> Tensor:
     """self ** 2 (PyTorch computes it as pow(self, 2): node PowBackward0)."""
     if not isinstance(self, Tensor):
@@ -817,4 +808,4 @@ def square(self) -> Tensor:
     return self.pow(2)
 
 
-Tensor.square_ = _inplace("square")
+install("square_", _inplace("square"))

@@ -40,13 +40,7 @@ from gradshell.core.grad_mode import (
 )
 from gradshell.core.size import Size, strided
 from gradshell.core.tensor import Tensor
-from gradshell.ops import arithmetic as _ar
-from gradshell.ops import comparison as _cmp
-from gradshell.ops import indexing as _idx
-from gradshell.ops import linalg as _la
-from gradshell.ops import reduction as _red
-from gradshell.ops import shape as _sh
-from gradshell.ops import unary as _un
+from gradshell.ops import registry as _registry
 from gradshell.ops.creation import (
     BoolTensor,
     ByteTensor,
@@ -117,90 +111,8 @@ nan = _math.nan
 
 _ = _ops  # the import above installs the Tensor methods
 
-# -- functional forms of the ops ---------------------------------------------------------------
-add = _ar.add
-sub = subtract = _ar.sub
-mul = multiply = _ar.mul
-div = divide = true_divide = _ar.div
-floor_divide = _ar.floor_divide
-remainder = _ar.remainder
-pow = _ar.pow  # noqa: A001
-neg = negative = _ar.neg
-
-
-def rsub(input, other, *, alpha=1):  # noqa: A002
-    """other - alpha * input."""
-    return _ar.rsub(input, other, alpha=alpha)
-
-
-exp = _un.exp
-expm1 = _un.expm1
-log = _un.log
-log2 = _un.log2
-log10 = _un.log10
-log1p = _un.log1p
-sqrt = _un.sqrt
-rsqrt = _un.rsqrt
-reciprocal = _un.reciprocal
-abs = absolute = _un.abs  # noqa: A001
-sign = _un.sign
-sin = _un.sin
-cos = _un.cos
-tan = _un.tan
-tanh = _un.tanh
-sigmoid = _un.sigmoid
-relu = _un.relu
-floor = _un.floor
-ceil = _un.ceil
-trunc = fix = _un.trunc
-round = _un.round  # noqa: A001
-where = _un.where
-
-eq = _cmp.eq
-ne = not_equal = _cmp.ne
-lt = less = _cmp.lt
-le = less_equal = _cmp.le
-gt = greater = _cmp.gt
-ge = greater_equal = _cmp.ge
-equal = _cmp.equal
-logical_and = _cmp.logical_and
-logical_or = _cmp.logical_or
-logical_xor = _cmp.logical_xor
-logical_not = _cmp.logical_not
-bitwise_and = _cmp.bitwise_and
-bitwise_or = _cmp.bitwise_or
-bitwise_xor = _cmp.bitwise_xor
-bitwise_not = _cmp.bitwise_not
-isnan = _cmp.isnan
-isinf = _cmp.isinf
-isfinite = _cmp.isfinite
-isclose = _cmp.isclose
-allclose = _cmp.allclose
-
-sum = _red.sum  # noqa: A001
-mean = _red.mean
-norm = _red.norm
-
-matmul = _la.matmul
-mm = _la.mm
-mv = _la.mv
-dot = inner = _la.dot
-bmm = _la.bmm
-outer = ger = _la.outer
-
-reshape = _sh.reshape
-flatten = _sh.flatten
-unflatten = _sh.unflatten
-t = _sh.t
-transpose = swapaxes = swapdims = _sh.transpose
-permute = _sh.permute
-squeeze = _sh.squeeze
-unsqueeze = _sh.unsqueeze
-select = _sh.select
-narrow = _sh.narrow
-clone = _sh.clone
-movedim = moveaxis = _sh.movedim
-nonzero = _idx.nonzero
+# The functional forms of the ops, under the torch names each op declares in the registry.
+globals().update(_registry.functions())
 
 
 def numel(input: Tensor) -> _builtins.int:  # noqa: A002
@@ -230,98 +142,21 @@ def detach(input: Tensor) -> Tensor:  # noqa: A002
     return input.detach()
 
 
-def broadcast_shapes(*shapes) -> Size:
-    """The shape that tensors of `shapes` broadcast to."""
-    out: list = []
-    for s in shapes:
-        s = (s,) if isinstance(s, _builtins.int) else tuple(s)
-        out = _la._broadcast_shapes(tuple(out), s) if out else list(s)
-    return Size(out)
-
-
-from gradshell.torch import _wiring  # noqa: E402, F401 - connects printers and random numbers
-
-# -- the op library of issue 6: more elementwise functions, reductions, shape ops, nn ------
-erf = _un.erf
-sinh = _un.sinh
-cosh = _un.cosh
-asin = arcsin = _un.asin
-acos = arccos = _un.acos
-atan = arctan = _un.atan
-atan2 = arctan2 = _ar.atan2
-lerp = _ar.lerp
-addcmul = _ar.addcmul
-addcdiv = _ar.addcdiv
-maximum = _ar.maximum
-minimum = _ar.minimum
-clamp = clip = _ar.clamp
-prod = _red.prod
-max = _red.max  # noqa: A001
-min = _red.min  # noqa: A001
-amax = _red.amax
-amin = _red.amin
-argmax = _red.argmax
-argmin = _red.argmin
-var = _red.var
-std = _red.std
-logsumexp = _red.logsumexp
-cumsum = _red.cumsum
-cumprod = _red.cumprod
-all = _red.all  # noqa: A001
-any = _red.any  # noqa: A001
-dist = _red.dist
-cat = concat = concatenate = _sh.cat
-stack = _sh.stack
-split = _sh.split
-chunk = _sh.chunk
-unbind = _sh.unbind
-flip = _sh.flip
-fliplr = _sh.fliplr
-flipud = _sh.flipud
-roll = _sh.roll
-tril = _sh.tril
-triu = _sh.triu
-diagonal = _sh.diagonal
-masked_fill = _idx.masked_fill
-gather = _idx.gather
-scatter = _idx.scatter
-scatter_add = _idx.scatter_add
-index_select = _idx.index_select
-index_add = _idx.index_add
-from gradshell.ops import nn as _nn_ops  # noqa: E402
 from gradshell.ops import return_types  # noqa: E402
-from gradshell.torch import nn, optim  # noqa: E402 - they use the namespace above
-
-softmax = _nn_ops.softmax
-log_softmax = _nn_ops.log_softmax
-dropout = _nn_ops.dropout
-einsum = _la.einsum
-addmm = _la.addmm
-
-# -- issue 14: layers' ops, inverse, one-sided clamps, default device, accelerator ---------
-from gradshell.ops import clamping as _clamping  # noqa: E402
-from gradshell.torch import accelerator  # noqa: E402, F401 - torch.accelerator
+from gradshell.torch import (  # noqa: E402 - they use the namespace above
+    _wiring,  # noqa: E402, F401 - connects printers and random numbers
+    accelerator,  # noqa: E402, F401 - torch.accelerator
+    nn,
+    optim,
+    serialization,  # noqa: E402
+    utils,  # noqa: E402, F401 - torch.utils.data
+)
 from gradshell.torch._defaults import (  # noqa: E402, F401
     get_default_device,
     set_default_device,
     set_default_tensor_type,
 )
-
-inverse = linalg.inv
-clamp_min = _clamping.clamp_min
-clamp_max = _clamping.clamp_max
-clamp_ = _clamping.clamp_
-clamp_min_ = _clamping.clamp_min_
-clamp_max_ = _clamping.clamp_max_
-
-from gradshell.torch import (
-    serialization,  # noqa: E402
-    utils,  # noqa: E402, F401 - torch.utils.data
-)
 from gradshell.torch.serialization import load, save  # noqa: E402, F401
-
-addmv = _la.addmv
-square = _un.square
 
 
 def _finish() -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import io
-import math
 import re
 import shutil
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ import numpy as np
 
 from gradshell.core.device import to_numpy
 from gradshell.core.tensor import Tensor
+from gradshell.ops.explanation import number  # noqa: F401 - viz's callers use it from here
 from gradshell.shell.colour import color_wanted
 
 if TYPE_CHECKING:
@@ -105,26 +105,6 @@ def compact(
     text = values_str(arr, floating, 0, opts)
     text = re.sub(r"\s+", " ", text)
     return text.replace("[ ", "[").replace(" ]", "]")
-
-
-def number(v: Any) -> str:
-    """A short decimal for one number: 4.5, 0.25, 6, 1e-05, nan."""
-    if isinstance(v, bool | np.bool_):
-        return str(bool(v))
-    if isinstance(v, int | np.integer):
-        return str(int(v))
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if v == 0:
-        return "0"
-    text = f"{v:.4g}"
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        return f"{mantissa}e{int(exp)}"
-    return text
 
 
 def uniform(arr: np.ndarray | None) -> Any:

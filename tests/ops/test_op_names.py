@@ -34,8 +34,9 @@ def _describe(value) -> str:
 
 def current() -> dict:
     """{'torch': {name: description}, 'Tensor': {name: description}} as they are now."""
-    # module dunders (__loader__...) depend on who imported the module first: not ours
-    torch_names = {n: _describe(getattr(gtorch, n)) for n in dir(gtorch) if not n.startswith(("__", "@"))}
+    # public names only: the module's private helpers (and its dunders, which depend on
+    # who imported it first) are not part of the namespace learners use
+    torch_names = {n: _describe(getattr(gtorch, n)) for n in dir(gtorch) if n[0] not in "_@"}
     tensor_names = {n: _describe(Tensor.__dict__.get(n, getattr(Tensor, n))) for n in dir(Tensor)}
     return {"torch": torch_names, "Tensor": tensor_names}
 
