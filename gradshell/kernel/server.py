@@ -163,7 +163,7 @@ class Kernel:
         """Lesson mode: a Tutor whose text streams to the front end and whose progress
         the front end keeps."""
         from gradshell.kernel.remote_progress import RemoteProgressStore
-        from gradshell.learn.engine import Tutor
+        from gradshell.learn.tutor import Tutor
         from gradshell.learn.lesson import load_course
 
         self.tutor = Tutor(

@@ -23,7 +23,7 @@ _EXPORTS = {
     "load_course": "gradshell.learn.lesson",
     "load_lesson": "gradshell.learn.lesson",
     "LessonRuntime": "gradshell.learn.runtime",
-    "Tutor": "gradshell.learn.engine",
+    "Tutor": "gradshell.learn.tutor",
     "ProgressStore": "gradshell.learn.progress",
     "verify_lesson": "gradshell.learn.authoring",
 }

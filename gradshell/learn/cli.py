@@ -83,8 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(tr(lang, "no_lessons", where=lessons_dir()), file=sys.stderr)
         return 2
 
-    from gradshell.learn.engine import Tutor
     from gradshell.learn.progress import ProgressStore
+    from gradshell.learn.tutor import Tutor
 
     store = ProgressStore()
     interactive = sys.stdin.isatty() and sys.stdout.isatty()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-from gradshell.learn.engine import Mode, Tutor
+from gradshell.learn.tutor import Mode, Tutor
 
 Reader = Callable[[Tutor], str]
 """Reads the learner's next input for `tutor` (raises EOFError at the end)."""

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-STYLES = ("modern", "legacy")
+from gradshell.core.era import STYLES
 
 _DEFAULTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80}
 _PROFILES = {

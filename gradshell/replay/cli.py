@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from gradshell.replay.model import STYLES
+from gradshell.core.era import STYLES
 from gradshell.replay.parser import MARKDOWN_SUFFIXES, NOTEBOOK_SUFFIXES, read_transcript
 from gradshell.replay.report import make_console, session_report, summary
 from gradshell.replay.runner import SessionFactory, run_transcript

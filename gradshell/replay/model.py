@@ -12,8 +12,6 @@ from typing import Literal
 
 Mode = Literal["compare", "skip", "random"]
 PromptKind = Literal["python", "ipython"]
-STYLES = ("modern", "legacy")
-PROMPTS = ("python", "ipython", "jupyter")
 
 
 class TranscriptError(ValueError):

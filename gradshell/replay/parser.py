@@ -25,14 +25,14 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gradshell.core.era import STYLES
 from gradshell.replay.model import (
-    PROMPTS,
-    STYLES,
     Example,
     Transcript,
     TranscriptError,
     TranscriptSession,
 )
+from gradshell.shell.display import PROMPTS
 
 MAX_BYTES = 4 * 1024 * 1024
 """Largest transcript accepted (transcripts are hand-sized; bigger files are refused)."""

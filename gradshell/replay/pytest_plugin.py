@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from gradshell.replay.model import STYLES, Transcript, TranscriptError, TranscriptSession
+from gradshell.core.era import STYLES
+from gradshell.replay.model import Transcript, TranscriptError, TranscriptSession
 from gradshell.replay.parser import (
     MARKDOWN_SUFFIXES,
     NOTEBOOK_SUFFIXES,

@@ -13,6 +13,11 @@ import re
 import types
 from typing import Any
 
+PROMPTS = ("python", "ipython", "jupyter")
+"""How input and results look: Python's REPL, IPython's (`In [n]:`/`Out[n]:`), or
+'jupyter': IPython's rules (the last expression is shown, in IPython's form) without the
+`Out[n]:` prefix, which the notebook draws itself."""
+
 MAX_WIDTH = 79
 _DEFAULT_REPR = re.compile(r"^<(.+) object at (0x[0-9a-fA-F]+)>$", re.S)
 

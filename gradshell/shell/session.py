@@ -18,7 +18,9 @@ from pathlib import Path
 from types import CodeType
 from typing import Any, TextIO
 
+from gradshell.core.era import STYLES
 from gradshell.shell import checker, display, limits, transform
+from gradshell.shell.display import PROMPTS
 from gradshell.shell.errors import Refused, SessionExit, StatementTimeout
 from gradshell.shell.files import FileService, LocalFiles, PathPolicy
 from gradshell.shell.tracebacks import (
@@ -30,10 +32,6 @@ from gradshell.shell.tracebacks import (
     install_warning_printer,
 )
 
-STYLES = ("modern", "legacy")
-PROMPTS = ("python", "ipython", "jupyter")
-"""'jupyter': IPython's rules (the last expression is shown, in IPython's form) without the
-`Out[n]:` prefix, which the notebook draws itself."""
 _LAST_ONLY = ("ipython", "jupyter")
 
 

@@ -1,4 +1,4 @@
-"""The lesson engine: a `Tutor` takes the learner's inputs one at a time and answers.
+"""The lesson tutor: a `Tutor` takes the learner's inputs one at a time and answers.
 
 The Tutor holds no terminal: `handle(text)` takes one input (code, a command, a menu
 choice or a prediction), writes everything to `out`, and `prompt()` says what to ask

@@ -9,7 +9,7 @@ import re
 import pytest
 from lessonkit import course, lesson
 
-from gradshell.learn.engine import Mode, Tutor, parse_prediction, unwrap
+from gradshell.learn.tutor import Mode, Tutor, parse_prediction, unwrap
 from gradshell.learn.progress import ProgressStore
 
 
