@@ -1,5 +1,8 @@
 """torch.autograd.Function and gradcheck against PyTorch: the same outputs, grad_fn names
-and reprs, gradients, saved-tensor rules, error messages and gradcheck verdicts."""
+and reprs, gradients, saved-tensor rules, error messages and gradcheck verdicts.
+
+Each program (its Function classes defined on real PyTorch's) runs whole in PyTorch and
+what it printed is recorded by the oracle, so the comparisons also run without PyTorch."""
 
 from __future__ import annotations
 
@@ -7,16 +10,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from support.tutorials import live_torch, printed, run_in_gradshell, run_in_pytorch
+from support.tutorials import printed, run_in_gradshell, run_in_pytorch
 
 from gradshell import torch as gtorch
-
-
-@pytest.fixture
-def real_torch():
-    """PyTorch itself (this module's comparisons cannot run on recorded answers)."""
-    return live_torch()
-
 
 DEFS = """
 class MyReLU(torch.autograd.Function):

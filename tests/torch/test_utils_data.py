@@ -1,5 +1,8 @@
 """torch.utils.data against PyTorch: the same batches, in the same shuffled order after the
-same seed, the same collated types, the same splits and the same errors."""
+same seed, the same collated types, the same splits and the same errors.
+
+Each program (its Dataset classes defined on real PyTorch's) runs whole in PyTorch and
+what it printed is recorded by the oracle, so the comparisons also run without PyTorch."""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from support.tutorials import (
-    live_torch,
     printed,
     run_in_gradshell,
     run_in_pytorch,
@@ -16,13 +18,6 @@ from support.tutorials import (
 
 from gradshell import torch as gtorch
 from gradshell.torch.utils import data as gdata
-
-
-@pytest.fixture
-def real_torch():
-    """PyTorch itself (this module's comparisons cannot run on recorded answers)."""
-    return live_torch()
-
 
 # Each program prints; its output must be byte-for-byte PyTorch's.
 PROGRAMS = {
