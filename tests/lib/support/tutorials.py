@@ -94,17 +94,3 @@ def without_warnings(text: str) -> str:
         skip_source = False
         out.append(line)
     return "".join(out)
-
-
-def live_torch():
-    """The real PyTorch module, or skip the test: these comparisons subclass PyTorch's
-    classes, exchange files with it and run scripts under it, which recorded answers
-    cannot stand in for."""
-    import types
-
-    import pytest
-
-    torch = pytest.importorskip("torch")
-    if not isinstance(torch, types.ModuleType):
-        pytest.skip("needs PyTorch itself, not recordings of its answers")
-    return torch
