@@ -110,6 +110,12 @@ class Node:
     _post_hooks = None
     _tensor_hooks = None  # output_nr -> list of tensor hook dicts / retain-grad owners
     _metadata = None
+    _meta = None  # per input edge: (shape, dtype) of the input, or None (set by `record`)
+    # The read-only views below are for tools (visualisation); the shell keeps them from
+    # learners, whose grad_fn objects offer what PyTorch's do.
+    _shell_hidden = frozenset(
+        {"sequence_nr", "freed", "saved_values", "kept_after_free", "input_metadata", "has_hooks"}
+    )
 
     next_functions: tuple = ()
 
@@ -199,6 +205,7 @@ class Node:
         saved = self._saved
         if saved:
             self._legacy_kept = {k: v for k, v in saved.items() if type(v) is not SavedTensor}
+            saved.clear()
             self._saved = None
             self._freed = True
 
@@ -211,6 +218,40 @@ class Node:
     def saved_names(self) -> tuple:
         """Names of the values this node saved (empty once freed)."""
         return tuple(self._saved or ())
+
+    # -- read-only views for tools that inspect the graph -----------------------------------
+    @property
+    def sequence_nr(self) -> float:
+        """Creation order: of two ready nodes the engine runs the later-created first
+        (AccumulateGrad has infinity: it runs as soon as it is ready)."""
+        return self._seq
+
+    @property
+    def freed(self) -> bool:
+        """True once a backward pass without retain_graph freed the saved values."""
+        return self._freed
+
+    @property
+    def saved_values(self) -> dict:
+        """A copy of the values still saved for backward, by name: `SavedTensor`s (not
+        unpacked, so reading them never raises) and Python numbers; empty once freed."""
+        return dict(self._saved) if self._saved else {}
+
+    @property
+    def kept_after_free(self) -> dict:
+        """A copy of the saved numbers that outlive freeing (read in the 0.2 style)."""
+        return dict(self._legacy_kept) if self._legacy_kept else {}
+
+    @property
+    def input_metadata(self) -> tuple:
+        """Per input edge, the (shape, dtype) its gradient must have, or None for an
+        input that needs no gradient; empty for a node that was never recorded."""
+        return self._meta or ()
+
+    @property
+    def has_hooks(self) -> bool:
+        """True if hooks are registered on this node (register_hook/register_prehook)."""
+        return bool(self._pre_hooks or self._post_hooks)
 
     # -- running ------------------------------------------------------------------------------
     def apply(self, grads: list):
@@ -251,6 +292,12 @@ def accumulator_of(t: Tensor) -> AccumulateGrad:
         node = AccumulateGrad(t)
         t._accumulator = weakref.ref(node)
     return node
+
+
+def existing_accumulator(t: Tensor) -> AccumulateGrad | None:
+    """The AccumulateGrad node of leaf `t` if one is alive, without creating one."""
+    ref = t._accumulator
+    return ref() if ref is not None else None
 
 
 def edge(t) -> tuple:

@@ -12,9 +12,12 @@ from __future__ import annotations
 import heapq
 import itertools
 import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from gradshell.core import events, grad_mode, gradients
-from gradshell.core.autograd import AccumulateGrad, Node, edge
+from gradshell.core.autograd import AccumulateGrad, Node, accumulator_of, edge
 from gradshell.core.device import array_module
 from gradshell.core.tensor import Tensor, wrap
 
@@ -174,8 +177,16 @@ def run_backward(
     create_graph: bool,
     inputs: tuple | None,
     accumulate: bool,
+    observer: Callable[[Any], None] | None = None,
 ):
-    """Run the backward pass from `roots`; returns the gradients captured for `inputs`."""
+    """Run the backward pass from `roots`; returns the gradients captured for `inputs`.
+
+    With an `observer` it is a dry run (see `observe`): the nodes' backward functions run
+    in the same order, but no `.grad` changes, no hook runs, nothing is freed and no event
+    is published; `observer` gets a record of each step instead.
+    """
+    if observer is not None:
+        retain_graph = True
     root_edges = []
     for i, t in enumerate(roots):
         if not t._requires_grad:
@@ -198,8 +209,8 @@ def run_backward(
         needed = _needed(captures, parents, accumulate)
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
-    call = next(_calls)
-    listening = bool(events.active)
+    listening = bool(events.active) and observer is None
+    call = next(_calls) if observer is None else 0
     if listening:
         events.emit(
             events.BackwardStarted(call, roots, root_grads, inputs, retain_graph, create_graph)
@@ -225,7 +236,10 @@ def run_backward(
             if grads is None:
                 grads = [None] * node.num_outputs
             if node._tensor_hooks is not None:
-                grads = _run_tensor_hooks(node, grads)
+                if observer is None:
+                    grads = _run_tensor_hooks(node, grads)
+                else:
+                    _observe_tensor_hooks(node, grads, observer)
             if captures is not None:
                 for cap in captures.get(node, ()):
                     g = grads[cap.output_nr]
@@ -237,8 +251,13 @@ def run_backward(
                     continue
             if node.__class__ is AccumulateGrad:
                 if accumulate and grads[0] is not None:
-                    _accumulate_leaf(call, node.variable, grads[0], create_graph)
+                    if observer is None:
+                        _accumulate_leaf(call, node.variable, grads[0], create_graph)
+                    else:
+                        _observe_leaf(node.variable, grads[0], observer)
                 continue
+            if observer is not None and (node._pre_hooks or node._post_hooks):
+                observer(HooksSkipped(node, "node"))
             nexts = node.next_functions
             if node.num_outputs == 1:
                 live = grads[0] is not None
@@ -247,7 +266,7 @@ def run_backward(
                 if live:
                     grads = _materialize(node, grads)
             if live:
-                if node._pre_hooks:
+                if node._pre_hooks and observer is None:
                     grads = _run_node_pre_hooks(node, grads)
                 outs = node.apply(grads)
                 if not retain_graph:
@@ -257,12 +276,14 @@ def run_backward(
                         f"function {node.name()} returned an incorrect number of gradients "
                         f"(expected {len(nexts)}, got {len(outs)})"
                     )
-                if node._post_hooks:
+                if node._post_hooks and observer is None:
                     outs = _run_node_post_hooks(node, outs, grads)
             else:
                 outs = (None,) * len(nexts)
             if listening:
                 events.emit(events.NodeRun(call, node, tuple(grads), tuple(outs)))
+            elif observer is not None:
+                observer(NodeRan(node, tuple(grads), tuple(outs)))
             meta = node._meta
             for i, (nxt, nr) in enumerate(nexts):
                 if nxt is None:
@@ -293,6 +314,68 @@ def run_backward(
         if listening:
             events.emit(events.BackwardFinished(call, error))
     return captured
+
+
+@dataclass(frozen=True)
+class NodeRan:
+    """A dry run reached `node`: the gradients it got (one per output) and gave (one per
+    input edge, before they were reduced to the inputs' shapes)."""
+
+    node: Node
+    grads_in: tuple
+    grads_out: tuple
+
+
+@dataclass(frozen=True)
+class WouldAccumulate:
+    """A dry run would add `added` into `tensor.grad` (`before` → `after`); `retain` for
+    a non-leaf tensor that called retain_grad()."""
+
+    tensor: Tensor
+    before: Tensor | None
+    added: Tensor
+    after: Tensor
+    retain: bool = False
+
+
+@dataclass(frozen=True)
+class HooksSkipped:
+    """A dry run did not run hooks registered on `node`: on its `"output"` tensors, on
+    the `"leaf"` tensor of an AccumulateGrad, or on the `"node"` itself."""
+
+    node: Node
+    where: str
+
+
+def observe(root: Tensor, grad: Tensor, observer: Callable[[Any], None]) -> None:
+    """Run the backward pass from `root` (seeded with `grad`) as a dry run, in the
+    engine's real order, reporting each step to `observer` as a `NodeRan`,
+    `WouldAccumulate` or `HooksSkipped` record.
+
+    Nothing changes: no `.grad` is written, no hook runs, no saved value is freed (the
+    graph can still run backward afterwards) and no event is published. The nodes'
+    backward functions do run, with grad mode off.
+    """
+    run_backward((root,), (grad,), True, False, None, True, observer)
+
+
+def _observe_tensor_hooks(node: Node, grads: list, observer: Callable[[Any], None]) -> None:
+    for nr, (hooks, retain) in node._tensor_hooks.items():
+        if hooks:
+            observer(HooksSkipped(node, "output"))
+        t = retain() if retain is not None else None
+        g = grads[nr]
+        if t is not None and t._retains_grad and g is not None:
+            before = t._grad
+            after = g if before is None else _add(before, g)
+            observer(WouldAccumulate(t, before, g, after, retain=True))
+
+
+def _observe_leaf(leaf: Tensor, g: Tensor, observer: Callable[[Any], None]) -> None:
+    if leaf._hooks:
+        observer(HooksSkipped(accumulator_of(leaf), "leaf"))
+    before = leaf._grad
+    observer(WouldAccumulate(leaf, before, g, g if before is None else _add(before, g)))
 
 
 def _dependencies(root_edges: list, want_parents: bool):

@@ -13,16 +13,19 @@ value touched.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from gradshell.core import grad_mode
-from gradshell.core.autograd import AccumulateGrad, SavedTensor, accumulator_of
+from gradshell.core import engine
+from gradshell.core.autograd import (
+    AccumulateGrad,
+    SavedTensor,
+    accumulator_of,
+    existing_accumulator,
+)
 from gradshell.core.tensor import Tensor
 from gradshell.viz.common import Namer, as_array, compact, display_name, number, short, uniform
 from gradshell.viz.formulas import Ctx, Local, formula, has_formula, wrap_sym
@@ -43,104 +46,38 @@ class ExplainError(Exception):
 
 def root_node(t: Tensor) -> Any:
     """The node a backward pass from `t` starts at."""
-    if t._grad_fn is not None:
-        return t._grad_fn
-    return accumulator_of(t)
+    fn = t.grad_fn
+    return fn if fn is not None else accumulator_of(t)
+
+
+def _hook_note(rec: engine.HooksSkipped) -> str:
+    if rec.where == "leaf":
+        return "hooks registered on a leaf are not run"
+    if rec.where == "output":
+        return f"hooks registered on {display_name(rec.node)}'s output are not run"
+    return f"hooks registered on {display_name(rec.node)} are not run"
 
 
 def preview(root: Tensor, grad: Tensor) -> tuple[list, list[str]]:
-    """Run the backward pass from `root` as the engine would, changing nothing.
+    """Run the backward pass from `root` as the engine would, changing nothing (the
+    engine's dry run).
 
     Returns the runs — (node, grads in, grads out) and AccRun for each `.grad` it would
     add to — and notes on what a preview leaves out (hooks).
     """
-    start = root_node(root)
-    deps: dict = {start: 1}
-    stack = [start]
-    while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:
-                deps[nxt] = 1
-                stack.append(nxt)
-    notes: list[str] = []
-    order = itertools.count()
-    buffers: dict = {start: [None] * start.num_outputs}
-    buffers[start][root._output_nr if root._grad_fn is not None else 0] = grad
-    deps[start] -= 1
-    ready = [(-start._seq, next(order), start)]
     runs: list = []
-    prev = grad_mode.state.enabled
-    grad_mode.state.enabled = False
-    try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node, None) or [None] * node.num_outputs
-            if node._tensor_hooks:
-                for nr, (hooks, retain) in node._tensor_hooks.items():
-                    if hooks:
-                        notes.append(
-                            f"hooks registered on {display_name(node)}'s output are not run"
-                        )
-                    t = retain() if retain is not None else None
-                    if t is not None and t._retains_grad and grads[nr] is not None:
-                        g = grads[nr]
-                        before = t._grad
-                        after = g if before is None else before + g
-                        runs.append(AccRun(t, before, g, after, retain=True))
-            if node.__class__ is AccumulateGrad:
-                if grads[0] is not None:
-                    leaf = node.variable
-                    if leaf._hooks:
-                        notes.append("hooks registered on a leaf are not run")
-                    before = leaf._grad
-                    after = grads[0] if before is None else before + grads[0]
-                    runs.append(AccRun(leaf, before, grads[0], after))
-                continue
-            if node._pre_hooks or node._post_hooks:
-                notes.append(f"hooks registered on {display_name(node)} are not run")
-            nexts = node.next_functions
-            if any(g is not None for g in grads):
-                if node.num_outputs > 1:
-                    grads = _materialize(node, grads)
-                outs = tuple(node.apply(list(grads)))
-            else:
-                outs = (None,) * len(nexts)
-            runs.append((node, tuple(grads), outs))
-            meta = getattr(node, "_meta", None)
-            for i, (nxt, nr) in enumerate(nexts):
-                if nxt is None:
-                    continue
-                g = outs[i] if i < len(outs) else None
-                if g is not None:
-                    m = meta[i] if meta is not None and i < len(meta) else None
-                    if m is not None and (g._data.shape != m[0] or g._dtype is not m[1]):
-                        g = g.sum_to_size(m[0]) if g._data.shape != m[0] else g
-                        g = g.to(m[1]) if g._dtype is not m[1] else g
-                    buf = buffers.setdefault(nxt, [None] * nxt.num_outputs)
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt._seq, next(order), nxt))
-    finally:
-        grad_mode.state.enabled = prev
-    return runs, sorted(set(notes))
+    notes: set[str] = set()
 
+    def report(rec: Any) -> None:
+        if isinstance(rec, engine.NodeRan):
+            runs.append((rec.node, rec.grads_in, rec.grads_out))
+        elif isinstance(rec, engine.WouldAccumulate):
+            runs.append(AccRun(rec.tensor, rec.before, rec.added, rec.after, retain=rec.retain))
+        else:
+            notes.add(_hook_note(rec))
 
-def _materialize(node: Any, grads: list) -> list:
-    metas = getattr(node, "output_meta", None)
-    if metas is None:
-        return list(grads)
-    from gradshell.core.tensor import wrap
-
-    out = []
-    for g, (shape, dtype, xp) in zip(grads, metas, strict=True):
-        out.append(wrap(xp.zeros(shape, dtype.np), dtype) if g is None else g)
-    return out
+    engine.observe(root, grad, report)
+    return runs, sorted(notes)
 
 
 # --- what is shown ---------------------------------------------------------------------------
@@ -189,9 +126,9 @@ class AccStep:
 
 def _sink(t: Tensor) -> tuple | None:
     """The (node, input) that gradients for `t` arrive at."""
-    if t._grad_fn is not None:
-        return (t._grad_fn, t._output_nr)
-    acc = t._accumulator() if t._accumulator is not None else None
+    if t.grad_fn is not None:
+        return (t.grad_fn, t.output_nr)
+    acc = existing_accumulator(t)
     return None if acc is None else (acc, 0)
 
 
@@ -312,7 +249,7 @@ class _Labels:
         """What `node`'s formula may read."""
         nexts = node.next_functions
         syms = [self._input_sym(node, i, nxt, nr, depth) for i, (nxt, nr) in enumerate(nexts)]
-        meta = getattr(node, "_meta", None) or ()
+        meta = node.input_metadata
         shapes = [m[0] if m is not None else None for m in meta]
         same = len(nexts) >= 2 and nexts[0][0] is not None and nexts[0] == nexts[1]
         return Ctx(node, self.saved.getter(node), syms, shapes, out_shape, same)
@@ -342,7 +279,7 @@ class _Labels:
         """The learner's name for the tensor `v` is a reshaped view of (matmul unsqueezes a
         vector before it saves it): the learner wrote that tensor, not `c`."""
         base = getattr(v, "_base", None)
-        if isinstance(base, Tensor) and base._data.size == v._data.size:
+        if isinstance(base, Tensor) and base.numel() == v.numel():
             return self.namer.tensor(base)
         return None
 
@@ -429,7 +366,7 @@ def _step(k: int, node: Any, grads_in: tuple, outs: tuple, labels: _Labels, part
     out_shape = g_in.shape if g_in is not None else ()
     ctx = labels.ctx(node, out_shape=out_shape)
     f = formula(node, ctx) if node.num_outputs == 1 else None
-    meta = getattr(node, "_meta", None) or ()
+    meta = node.input_metadata
     edges = []
     for i, (nxt, nr) in enumerate(node.next_functions):
         raw = outs[i] if i < len(outs) else None
@@ -446,7 +383,7 @@ def _step(k: int, node: Any, grads_in: tuple, outs: tuple, labels: _Labels, part
                     with np.errstate(all="ignore"):
                         pred = np.asarray(local.predict(g_in.astype(np.float64)), np.float64)
                         pred = _sum_to(np.broadcast_to(pred, pred.shape), g.shape)
-                    dtype = raw._dtype
+                    dtype = raw.dtype
                     ok = _close(pred, g.astype(np.float64), "f", dtype.itemsize)
                 except Exception:
                     ok = False
@@ -504,10 +441,8 @@ def _factor_ok(step: Step, edge: Edge, local: Local) -> bool:
 
 def _chain_for(ex: Explanation, steps: dict, root: Tensor, acc: AccStep) -> Chain | None:
     leaf = acc.tensor
-    if leaf._accumulator is None:
-        return None
-    sink = leaf._accumulator()
-    start = root._grad_fn
+    sink = existing_accumulator(leaf)
+    start = root.grad_fn
     if sink is None or start is None or start not in steps:
         return None
     shape = acc.added.shape

@@ -53,7 +53,7 @@ _OPERANDS = ("self", "other")
 def none_edge_text(node: Any, i: int, namer: Namer) -> str:
     """Why edge `i` of `node` is None, naming the operand when the node saved it."""
     what = word(None, "constant")
-    saved = node._saved or node._legacy_kept or {}
+    saved = node.saved_values or node.kept_after_free
     key = _OPERANDS[i] if i < len(_OPERANDS) else None
     # Binary ops save operand i as _OPERANDS[i] when the other operand needs its value.
     v = saved.get(key) if key is not None and len(node.next_functions) == 2 else None
@@ -68,9 +68,9 @@ def none_edge_text(node: Any, i: int, namer: Namer) -> str:
 
 def saved_brief(node: Any, namer: Namer) -> str | None:
     """What the node saved for backward, or that backward freed it."""
-    if node._freed:
+    if node.freed:
         parts = []
-        for k in node._legacy_kept or {}:
+        for k in node.kept_after_free:
             try:  # the era decides whether a saved number outlives backward (0.2: yes)
                 parts.append(f"{k}={number(node.saved(k))}")
             except Exception:
@@ -78,7 +78,7 @@ def saved_brief(node: Any, namer: Namer) -> str | None:
         if parts:
             return word(None, "saved_freed", parts=", ".join(parts))
         return word(None, "freed")
-    saved = node._saved
+    saved = node.saved_values
     if not saved:
         return None
     parts = []
@@ -119,8 +119,7 @@ def cut_off(root: Any, namer: Namer, namespace: dict) -> list[str]:
     for node in node_ids(root):
         if node.__class__ is AccumulateGrad:
             graph_arrays.append((node.variable, node.variable._data))
-        saved = node._saved or {}
-        for v in saved.values():
+        for v in node.saved_values.values():
             if type(v) is SavedTensor and v.tensor is not None:
                 graph_arrays.append((v.tensor, v.tensor._data))
     out = []

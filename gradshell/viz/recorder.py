@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradshell.core import events
+from gradshell.core.autograd import existing_accumulator
 from gradshell.core.tensor import Tensor
 from gradshell.viz.ledger import Entry, Ledger, Share, agrees, snap
 
@@ -64,9 +65,9 @@ def graph_nodes(roots: tuple) -> list:
     for t in roots:
         if not isinstance(t, Tensor):
             continue
-        fn = t._grad_fn
-        if fn is None and t._accumulator is not None:
-            fn = t._accumulator()
+        fn = t.grad_fn
+        if fn is None:
+            fn = existing_accumulator(t)
         if fn is not None:
             stack.append(fn)
     seen: dict = {}
@@ -196,8 +197,8 @@ class Recorder:
         )
         trace.cause = self.learner_line()
         for node in graph_nodes(ev.roots):
-            # The dicts themselves: release() drops the node's reference, not their contents.
-            trace.saved[node] = (node._saved, node._legacy_kept)
+            # Copies taken before the pass frees them (release() empties the node's own).
+            trace.saved[node] = (node.saved_values, node.kept_after_free)
         self._stack.append(trace)
         self._flows = {}
         self._cursor = {}
@@ -234,12 +235,11 @@ class Recorder:
         self._added_in_pass = getattr(self, "_added_in_pass", 0) + 1
         t = ev.tensor
         trace = self._stack[-1] if self._stack else None
-        if t._grad_fn is None:
-            acc = t._accumulator() if t._accumulator is not None else None
-            key = (id(acc), 0)
+        if t.grad_fn is None:
+            key = (id(existing_accumulator(t)), 0)
             kind = "backward"
         else:
-            key = (id(t._grad_fn), t._output_nr)
+            key = (id(t.grad_fn), t.output_nr)
             kind = "retain"
         flows = self._flows.get(key, ())
         shares = [Share(snap(g), src, edge) for src, edge, g in flows] if len(flows) > 1 else []
