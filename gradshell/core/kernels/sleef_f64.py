@@ -73,3 +73,9 @@ def expd(d: np.ndarray) -> np.ndarray:
         r = np.where(d < -1000, 0.0, r)
         r = np.where(np.isnan(d), d, r)
     return r
+
+
+def logd(d: np.ndarray) -> np.ndarray:
+    """Sleef ``xlog_u1`` stand-in: NumPy's float64 log (not reproduced step for step yet)."""
+    with np.errstate(all="ignore"):
+        return np.log(np.asarray(d, np.float64))
