@@ -75,7 +75,86 @@ def expd(d: np.ndarray) -> np.ndarray:
     return r
 
 
+# -- double-double steps (Sleef's dd.h, FMA variants) for logd ------------------------------
+def _dd_add2_d_d(x, y):
+    rx = x + y
+    v = rx - x
+    return rx, (x - (rx - v)) + (y - v)
+
+
+def _dd_add_d2_d2(x, y):  # |x| >= |y| assumed
+    rx = x[0] + y[0]
+    return rx, (((x[0] - rx) + y[0]) + x[1]) + y[1]
+
+
+def _dd_add_d2_d(x, y):  # |x| >= |y| assumed
+    rx = x[0] + y
+    return rx, ((x[0] - rx) + y) + x[1]
+
+
+def _dd_mul_d2_d(x, y):
+    rx = x[0] * y
+    return rx, fma64(x[1], y, fma64(x[0], y, -rx))
+
+
+def _dd_div(n, d):
+    t = 1.0 / d[0]
+    s = n[0] * t
+    u = fma64(t, n[0], -s)
+    v = fma64(-d[1], t, fma64(-d[0], t, 1.0))
+    return s, fma64(s, v, fma64(n[1], t, u))
+
+
+_LOG_POLY = (
+    0.1532076988502701353e0,
+    0.1525629051003428716e0,
+    0.1818605932937785996e0,
+    0.2222214519839380009e0,
+    0.2857142932794299317e0,
+    0.3999999999635251990e0,
+    0.6666666666667333541e0,
+)
+
+
+def _getexp(x: np.ndarray) -> np.ndarray:
+    """AVX-512 ``vgetexppd``: floor(log2|x|) (subnormals too), -inf at 0, inf, NaN."""
+    _, e = np.frexp(np.abs(x))
+    r = (e - 1).astype(np.float64)
+    r[x == 0] = -np.inf
+    r[np.isinf(x)] = np.inf
+    r[np.isnan(x)] = np.nan
+    return r
+
+
+def _getmant(x: np.ndarray) -> np.ndarray:
+    """AVX-512 ``vgetmantpd`` with the [0.75, 1.5) interval."""
+    m, _ = np.frexp(np.abs(x))
+    m = m * 2.0
+    return np.where(m >= 1.5, m * 0.5, m)
+
+
 def logd(d: np.ndarray) -> np.ndarray:
-    """Sleef ``xlog_u1`` stand-in: NumPy's float64 log (not reproduced step for step yet)."""
+    """Sleef ``xlog_u1`` (u10) of a float64 array (the AVX-512 ``getexp``/``getmant`` form),
+    with exact FMAs (it is applied to few elements: one per softmax row)."""
+    d = np.asarray(d, np.float64)
     with np.errstate(all="ignore"):
-        return np.log(np.asarray(d, np.float64))
+        e = _getexp(d * (1.0 / 0.75))
+        e[np.isposinf(e)] = 1024.0
+        m = _getmant(d)
+        x = _dd_div(_dd_add2_d_d(-1.0, m), _dd_add2_d_d(1.0, m))
+        x2 = x[0] * x[0]
+        x4 = x2 * x2
+        x8 = x4 * x4
+        c = _LOG_POLY  # POLY7 (Estrin) in x2
+        hi = fma64(x4, c[0], fma64(x2, c[1], c[2]))
+        lo = fma64(x4, fma64(x2, c[3], c[4]), fma64(x2, c[5], c[6]))
+        t = fma64(x8, hi, lo)
+        s = _dd_mul_d2_d((0.693147180559945286226764, 2.319046813846299558417771e-17), e)
+        s = _dd_add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
+        s = _dd_add_d2_d(s, (x2 * x[0]) * t)
+        r = s[0] + s[1]
+        # vfixupimm: log(+inf) = inf, log(±0) = -inf, log(<0) = nan, nan stays nan
+        r[np.isposinf(d)] = np.inf
+        r[d == 0] = -np.inf
+        r[(d < 0) | np.isnan(d)] = np.nan
+    return r
