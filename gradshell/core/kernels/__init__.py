@@ -7,6 +7,8 @@ and a training loop grows it.  This package reproduces, in NumPy:
   values), expm1, log1p, sigmoid, softplus, log_sigmoid, pow and the backward kernels of
   tanh, sigmoid and softplus (Sleef's vector algorithms on PyTorch's vector blocks, the
   C library on its scalar tails: bit for bit);
+* ``softmax``: softmax, log_softmax (and their backward kernels) along the last
+  dimension in ATen's vectorised order, bit for bit; logsumexp as PyTorch composes it;
 * ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
   for the shapes where it was measured, NumPy's product elsewhere.
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core.kernels import elementwise, gemm
+from gradshell.core.kernels import elementwise, gemm, softmax
 
 _exact = True
 
@@ -40,6 +42,12 @@ _KERNELS = {
     "sigmoid_backward": elementwise.sigmoid_backward,
     "tanh_backward": elementwise.tanh_backward,
     "softplus_backward": elementwise.softplus_backward,
+    # along the last dimension only (PyTorch's other dims take another kernel)
+    "softmax": softmax.softmax,
+    "log_softmax": softmax.log_softmax,
+    "logsumexp": softmax.logsumexp,
+    "softmax_backward": softmax.softmax_backward,
+    "log_softmax_backward": softmax.log_softmax_backward,
 }
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core.kernels import sleef_f32, sleef_f64
+from gradshell.core.fma import fma64
+from gradshell.core.kernels import fp32, sleef_f32, sleef_f64
 
 VECTOR_BYTES = 64  # one AVX-512 register
 
@@ -136,6 +137,29 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
     return shifted.reshape(x.shape)
 
 
+def softmax_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """softmax's gradient along the last dim from its output y (``_vec_host_softmax_backward_
+    lastdim``): ``(g - sum(g*y)) * y``, the sum folded as the forward's."""
+    g2, y2 = _rows(g), _rows(y)
+    with np.errstate(all="ignore"):
+        s = _reduce_rows(g2 * y2, np.add)
+        r = (g2 - s[:, None]) * y2
+    return r.reshape(y.shape)
+
+
+def log_softmax_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """log_softmax's gradient along the last dim from its output y: ``g - exp(y) * sum(g)``
+    with Sleef's exp and one fused multiply-add, the sum folded as the forward's."""
+    g2, y2 = _rows(g), _rows(y)
+    with np.errstate(all="ignore"):
+        s = np.broadcast_to(_reduce_rows(g2, np.add)[:, None], g2.shape)
+        # g - exp(y) * sum: GCC contracts the multiply and subtract into one FMA
+        e = _vexp(y2)
+        np.negative(e, out=e)
+        r = fp32.fma(e, s, g2) if g2.dtype == np.float32 else fma64(e, s, g2)
+    return r.reshape(y.shape)
+
+
 def logsumexp(x: np.ndarray) -> np.ndarray:
     """torch.logsumexp(x, dim=-1) for a float32/float64 array, as PyTorch composes it:
     ``m = amax(x)`` (infinite maxima replaced by 0), ``log(sum(exp(x - m))) + m`` with its
@@ -155,4 +179,11 @@ def logsumexp(x: np.ndarray) -> np.ndarray:
     return r[..., 0]
 
 
-__all__ = ["lanes", "log_softmax", "logsumexp", "softmax"]
+__all__ = [
+    "lanes",
+    "log_softmax",
+    "log_softmax_backward",
+    "logsumexp",
+    "softmax",
+    "softmax_backward",
+]
