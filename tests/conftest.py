@@ -125,6 +125,7 @@ def pytest_runtest_protocol(item, nextitem):
         if key == _collect_key(item.nodeid) or "::<fixture " in key
     )
     log = ORACLE.open_log(item.nodeid, "t", parents)
+    oracle.replay_failing_examples(getattr(item, "obj", None))
     item.stash[_LOG] = log
     ORACLE.current = log
     try:

@@ -13,6 +13,7 @@ Modes, chosen once per run by `configure`:
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib.abc
 import importlib.util
 import json
@@ -24,7 +25,16 @@ from support.oracle.engine import ORACLE, Mismatch
 from support.oracle.log import ORACLE_DIR, TESTS_DIR
 from support.oracle.proxy import Proxy
 
-__all__ = ["ORACLE", "Mismatch", "configure", "torch", "computed", "is_proxy", "type_name"]
+__all__ = [
+    "ORACLE",
+    "Mismatch",
+    "configure",
+    "torch",
+    "computed",
+    "is_proxy",
+    "type_name",
+    "replay_failing_examples",
+]
 
 MANIFEST = ORACLE_DIR / "manifest.json"
 _LIBRARIES = ("torch", "torchgen", "functorch", "gradshell", "_pytest", "pytest")
@@ -157,3 +167,35 @@ def computed(what: str, fn, torch_mod):
     if not isinstance(torch_mod, Proxy):
         return fn(torch_mod)
     return ORACLE.computed(what, fn, torch_mod)
+
+
+def replay_failing_examples(test) -> None:
+    """Let a replayed Hypothesis test report its real failure: Hypothesis runs a failing
+    example again to report it, which the recording (made while it passed) does not hold;
+    the replay rewinds to where that example began instead of reporting a stale recording.
+    `test` is a test function; those without @given are left alone."""
+    handle = getattr(test, "hypothesis", None)
+    inner = getattr(handle, "inner_test", None)
+    if inner is None or getattr(inner, "_oracle_rewinds", False):
+        return
+    from hypothesis.errors import HypothesisException
+
+    @functools.wraps(inner)
+    def example(*args, **kwargs):
+        log = ORACLE.current
+        if log is None or ORACLE.mode != "replay":
+            return inner(*args, **kwargs)
+        if log.failed_example is not None:  # the last example failed: this is its re-run
+            log.rewind(log.failed_example)
+            log.failed_example = None
+        start = log.mark()
+        try:
+            return inner(*args, **kwargs)
+        except HypothesisException:
+            raise  # Hypothesis's own signals: the next example is a new one
+        except Exception:
+            log.failed_example = start
+            raise
+
+    example._oracle_rewinds = True
+    handle.inner_test = example

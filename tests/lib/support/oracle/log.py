@@ -36,6 +36,7 @@ class Log:
         self.callables: list = []
         self.count = 0
         self.broken: str | None = None
+        self.failed_example: tuple | None = None  # where the example that failed began
 
     def new_label(self) -> str:
         """The next proxy label of this log (stable from run to run)."""
@@ -64,6 +65,19 @@ class Log:
             self.callbacks[key] = len(self.callables)
             self.callables.append(fn)
         return self.callbacks[key]
+
+    def mark(self) -> tuple:
+        """Where the replay stands: an example of a Hypothesis test begins here."""
+        return self.pos, self.count, len(self.callables)
+
+    def rewind(self, mark: tuple) -> None:
+        """Back to `mark`, to replay the same example again (Hypothesis runs a failing
+        example a second time to report it)."""
+        self.pos, self.count, n = mark
+        for fn in self.callables[n:]:
+            self.callbacks.pop(id(fn), None)
+        del self.callables[n:]
+        self.broken = None
 
     def release(self) -> None:
         """Drop the proxies (and the PyTorch objects they keep alive)."""
