@@ -1,5 +1,6 @@
-"""Elementwise arithmetic: add, sub, rsub, mul, div, pow, neg, with tensors or Python
-numbers on either side, broadcasting, and PyTorch's node names (2.13 and 0.2)."""
+"""Elementwise arithmetic: add, sub, rsub, mul, div, pow, neg, atan2, lerp, addcmul,
+addcdiv, maximum, minimum, clamp and the in-place variants (add_, pow_...), with tensors
+or Python numbers on either side, broadcasting, and PyTorch's node names (2.13 and 0.2)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from gradshell.ops.explanation import (
     Local,
     Unavailable,
     const,
+    needs,
     num,
     operand,
     wrap_sym,
@@ -418,6 +420,9 @@ class RemainderBackward0(Node):
     def backward(self, g):
         return (g,)
 
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(f"{wrap_sym(c.sym(0))} mod c", [const(1)])
+
 
 @tensor_method("remainder", "__mod__", torch=("remainder",))
 def remainder(self, other):
@@ -691,7 +696,7 @@ def _out(res: Tensor, out):
     return write_out(out, res)
 
 
-# -- issue 6: atan2, lerp, addcmul/addcdiv, maximum/minimum, clamp ------------------------------
+# -- atan2, lerp, addcmul/addcdiv, maximum/minimum, clamp ------------------------------
 
 
 def _broadcast_fail_many(*operands) -> RuntimeError:
@@ -741,6 +746,18 @@ class Atan2Backward0(Node):
         gb = where(zero, g * 0, -g * a / safe) if self.needs_b else None
         return ga, gb
 
+    def explain(self, c: Ctx) -> Formula:
+        a, b = c.saved("self"), c.saved("other")
+        sa, sb = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        d = a * a + b * b
+        safe = np.where(d == 0, 1.0, d)
+        la = lb = None
+        if getattr(c.node, "needs_a", True):
+            la = Local(f"{sb}/({sa}² + {sb}²)", np.where(d == 0, 0.0, b / safe))
+        if getattr(c.node, "needs_b", True):
+            lb = Local(f"−{sa}/({sa}² + {sb}²)", np.where(d == 0, 0.0, -a / safe))
+        return Formula(f"atan2({c.sym(0)}, {c.sym(1)})", [la, lb])
+
 
 @tensor_method("atan2", "arctan2", torch=("atan2", "arctan2"))
 def atan2(self, other) -> Tensor:
@@ -769,6 +786,10 @@ class LerpBackward0(Node):
         w = self.weight
         return g * (1 - w), g * w
 
+    def explain(self, c: Ctx) -> Formula:
+        w = c.attr("weight")
+        return Formula(f"lerp({c.sym(0)}, {c.sym(1)}, {num(w)})", [const(1 - w), const(w)])
+
 
 class LerpBackward1(Node):
     """lerp with a tensor weight: 1-w for start, w for end, end-start for the weight."""
@@ -781,6 +802,16 @@ class LerpBackward1(Node):
         ge = g * w if self.needs[1] else None
         gw = g * (self.saved("end") - self.saved("self")) if self.needs[2] else None
         return gs, ge, gw
+
+    def explain(self, c: Ctx) -> Formula:
+        s, e, ws = c.sym(0), c.sym(1), c.sym(2)
+        w = c.saved("weight")
+        ls = Local(f"1 − {wrap_sym(ws)}", 1 - w) if needs(c, 0) else None
+        le = Local(ws, w) if needs(c, 1) else None
+        lw = None
+        if needs(c, 2):
+            lw = Local(f"{wrap_sym(e)} − {wrap_sym(s)}", c.saved("end") - c.saved("self"))
+        return Formula(f"lerp({s}, {e}, {ws})", [ls, le, lw])
 
 
 def _lerp_data(xp, s, e, w):
@@ -844,6 +875,14 @@ class AddcmulBackward0(Node):
         g2 = g * (self.saved("tensor1") * v) if self.needs[2] else None
         return g, g1, g2
 
+    def explain(self, c: Ctx) -> Formula:
+        v = c.attr("value")
+        a, t1, t2 = wrap_sym(c.sym(0)), wrap_sym(c.sym(1)), wrap_sym(c.sym(2))
+        k = "" if v == 1 else f"{num(v)}·"
+        l1 = Local(f"{k}{t2}", v * c.saved("tensor2")) if needs(c, 1) else None
+        l2 = Local(f"{k}{t1}", v * c.saved("tensor1")) if needs(c, 2) else None
+        return Formula(f"{a} + {k}{t1}·{t2}", [const(1), l1, l2])
+
 
 class AddcdivBackward0(Node):
     """d(a + v*t1/t2): 1 for a, v/t2 for t1, -v*t1/t2² for t2."""
@@ -859,6 +898,17 @@ class AddcdivBackward0(Node):
             t1 = self.saved("tensor1")
             g2 = -g * (v * t1) / (t2 * t2)
         return g, g1, g2
+
+    def explain(self, c: Ctx) -> Formula:
+        v = c.attr("value")
+        a, t1, t2 = wrap_sym(c.sym(0)), wrap_sym(c.sym(1)), wrap_sym(c.sym(2))
+        k = "" if v == 1 else f"{num(v)}·"
+        d = c.saved("tensor2")
+        l1 = Local(f"{num(v)}/{t2}", v / d) if needs(c, 1) else None
+        l2 = None
+        if needs(c, 2):
+            l2 = Local(f"−{k}{t1}/{t2}²", -v * c.saved("tensor1") / (d * d))
+        return Formula(f"{a} + {k}{t1}/{t2}", [const(1), l1, l2])
 
 
 def _three(fname: str, a, t1, t2, value, combine, node_cls, divide: bool):
@@ -943,6 +993,9 @@ class MaximumBackward0(Node):
         share = xp.where(a > b, 1.0, xp.where(a == b, 0.5, 0.0))
         return _split(g, share, self.needs)
 
+    def explain(self, c: Ctx) -> Formula:
+        return _extreme_formula(c, "maximum", ">")
+
 
 class MinimumBackward0(Node):
     """min(a, b) elementwise: the gradient goes to the smaller input, split evenly on ties."""
@@ -955,6 +1008,9 @@ class MinimumBackward0(Node):
         xp = array_module(a)
         share = xp.where(a < b, 1.0, xp.where(a == b, 0.5, 0.0))
         return _split(g, share, self.needs)
+
+    def explain(self, c: Ctx) -> Formula:
+        return _extreme_formula(c, "minimum", "<")
 
 
 def _split(g: Tensor, share, needs):
@@ -1010,6 +1066,9 @@ class ClampBackward1(Node):
             keep &= x <= self.max
         return (_pass_where(g, keep),)
 
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_number_formula(c, "clamp")
+
 
 def _pass_where(g: Tensor, keep) -> Tensor:
     """g where `keep` (a boolean array), else +0.0 — PyTorch's where(keep, grad, 0), whose
@@ -1038,6 +1097,9 @@ class ClampBackward0(Node):
         glo = _pass_where(g, xp.asarray(keep_lo)) if keep_lo is not None and self.needs[1] else None
         ghi = _pass_where(g, xp.asarray(keep_hi)) if keep_hi is not None and self.needs[2] else None
         return gx, glo, ghi
+
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_tensor_formula(c, (0, 1, 2))
 
 
 _CLAMP_SIGNATURES = (
@@ -1169,3 +1231,68 @@ def remainder_(self, other):
 def neg_(self):
     """In-place negation."""
     return apply_inplace(self, neg, (), {}, "neg_")
+
+
+# -- explanation formulas shared by several nodes ------------------------------------------------
+def _extreme_formula(c: Ctx, name: str, op: str) -> Formula:
+    """maximum/minimum: the gradient goes to the winning input, half each on ties."""
+    a, b = c.saved("self"), c.saved("other")
+    share = np.where(a > b if op == ">" else a < b, 1.0, np.where(a == b, 0.5, 0.0))
+    sa, sb = c.sym(0), c.sym(1)
+    la = Local(f"1 where {sa} {op} {sb}, ½ where equal, else 0", share) if needs(c, 0) else None
+    lb = Local(f"1 where {sb} {op} {sa}, ½ where equal, else 0", 1 - share) if needs(c, 1) else None
+    return Formula(f"{name}({sa}, {sb})", [la, lb])
+
+
+def _clamp_number_formula(c: Ctx, name: str) -> Formula:
+    """clamp with number bounds: 1 inside the bounds, 0 outside."""
+    x, lo, hi = c.saved("self"), c.attr("min"), c.attr("max")
+    s = c.sym(0)
+    keep = np.ones(x.shape, dtype=bool)
+    if lo is not None:
+        keep &= x >= lo
+    if hi is not None:
+        keep &= x <= hi
+    if lo is not None and hi is not None:
+        cond, args = f"{num(lo)} ≤ {s} ≤ {num(hi)}", f"{num(lo)}, {num(hi)}"
+    elif lo is not None:
+        cond, args = f"{s} ≥ {num(lo)}", f"min={num(lo)}"
+    else:
+        cond, args = f"{s} ≤ {num(hi)}", f"max={num(hi)}"
+    if name != "clamp":
+        args = num(lo if lo is not None else hi)
+    return Formula(f"{name}({s}, {args})", [Local(f"1 where {cond}, else 0", keep * 1.0)])
+
+
+def _clamp_tensor_formula(c: Ctx, edges: tuple) -> Formula:
+    """clamp with tensor bounds: each element's gradient goes to whichever of x, min and
+    max the result took (`edges`: which of the three this node has)."""
+    node = c.node
+    x = c.saved("self")
+    lo = c.saved("min") if node.has_min else None
+    hi = c.saved("max") if node.has_max else None
+    s = c.sym(0)
+    slo = c.sym(edges.index(1)) if 1 in edges else "min"
+    shi = c.sym(edges.index(2)) if 2 in edges else "max"
+    if lo is not None and hi is not None:
+        masks = [(x >= lo) & (x <= hi), (x < lo) & (lo < hi), (x > hi) | (lo > hi)]
+        rhs = [f"1 where {slo} ≤ {s} ≤ {shi}, else 0", f"1 where {s} < {slo}, else 0"]
+        rhs.append(f"1 where {s} > {shi}, else 0")
+    elif lo is not None:
+        masks, rhs = (
+            [x >= lo, x < lo, None],
+            [f"1 where {s} ≥ {slo}, else 0", f"1 where {s} < {slo}, else 0", ""],
+        )
+    else:
+        masks, rhs = (
+            [x <= hi, None, x > hi],
+            [f"1 where {s} ≤ {shi}, else 0", "", f"1 where {s} > {shi}, else 0"],
+        )
+    wanted = node.needs
+    locals_ = []
+    for k, e in enumerate(edges):
+        ok = masks[e] is not None and (wanted[k] if len(wanted) == len(edges) else wanted[e])
+        locals_.append(Local(rhs[e], masks[e] * 1.0) if ok else None)
+    bounds = ", ".join(c.sym(k) for k, e in enumerate(edges) if e and masks[e] is not None)
+    name = {(0, 1): "clamp_min", (0, 2): "clamp_max"}.get(tuple(edges), "clamp")
+    return Formula(f"{name}({s}, {bounds})", locals_)

@@ -73,6 +73,8 @@ class NativeBatchNormBackward0(Node):
             gb = sum_g
         return gx, gw, gb
 
+    no_explanation = "batch statistics couple every element of a batch: no one-line formula"
+
 
 def _check(x: Tensor, running_mean, running_var, weight, bias) -> int:
     if not isinstance(x, Tensor):

@@ -5,8 +5,18 @@ the node names differ, as they do in PyTorch."""
 
 from __future__ import annotations
 
-from gradshell.ops.arithmetic import ClampBackward0, ClampBackward1, clamp
+from gradshell.ops.arithmetic import (
+    ClampBackward0,
+    ClampBackward1,
+    _clamp_number_formula,
+    _clamp_tensor_formula,
+    clamp,
+)
 from gradshell.ops.base import Tensor, tensor_method
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+)
 from gradshell.ops.inplace import apply_inplace
 
 __all__ = ["clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_"]
@@ -16,6 +26,9 @@ class ClampMinBackward0(ClampBackward1):
     """clamp_min with a number: the gradient passes where x >= min."""
 
     legacy_name_02 = "CmaxConstantBackward"
+
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_number_formula(c, "clamp_min")
 
 
 class _OneBound(ClampBackward0):
@@ -27,9 +40,14 @@ class _OneBound(ClampBackward0):
         grads = super().backward(g)
         return tuple(grads[i] for i in self.keep)
 
+    no_explanation = "a base class: clamp_min and clamp_max name their own formulas"
+
 
 class ClampMinBackward1(_OneBound):
     """clamp_min with a tensor: to x where x >= min, to min elsewhere."""
+
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_tensor_formula(c, self.keep)
 
 
 class ClampMaxBackward0(ClampBackward1):
@@ -37,9 +55,15 @@ class ClampMaxBackward0(ClampBackward1):
 
     legacy_name_02 = "CminConstantBackward"
 
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_number_formula(c, "clamp_max")
+
 
 class ClampMaxBackward1(_OneBound):
     """clamp_max with a tensor: to x where x <= max, to max elsewhere."""
+
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_tensor_formula(c, self.keep)
 
 
 _SIGNATURES = (

@@ -24,6 +24,11 @@ from gradshell.ops.base import (
     record,
     wrap,
 )
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+)
 
 __all__ = ["conv1d", "conv2d", "pair", "conv_output_size"]
 
@@ -185,6 +190,10 @@ class ConvolutionBackward0(Node):
             return _conv_backward_graph(g, x, w, self.params, self.needs)
         return _grads(g, x, w, self.params, self.needs)
 
+    no_explanation = (
+        "its local derivative is itself a convolution of the gradient: no one-line formula"
+    )
+
 
 def _geo(p: _ConvParams) -> tuple:
     return p.pads, p.stride, p.dil, p.groups
@@ -223,6 +232,10 @@ class ConvolutionBackwardBackward0(Node):
             r = _conv_weight_grad(xp, _lift(ggx._data, p), gd, wd.shape, *_geo(p))
             dw = wrap(as_array(_drop(r, p)), w._dtype)
         return dg, dx, dw
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def _conv_backward_graph(g: Tensor, x: Tensor, w: Tensor, p: _ConvParams, needs: tuple):
@@ -361,6 +374,13 @@ class ConstantPadNdBackward0(Node):
 
     def backward(self, g):
         return (g[self.crop],)
+
+    def explain(self, c: Ctx) -> Formula:
+        crop = c.attr("crop")
+        return Formula(
+            f"pad({c.sym(0)})",
+            [Local("grad without the padding", kind="map", apply=lambda g: g[crop])],
+        )
 
 
 def _pad_end(x: Tensor, bottom: int, right: int, nd: int) -> Tensor:

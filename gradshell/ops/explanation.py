@@ -267,3 +267,26 @@ def part_formula(self, c: Ctx) -> Formula:
         f"part of {c.sym(0)}",
         [Local(f"grad placed in zeros of shape {text}", kind="map", apply=_embed(c))],
     )
+
+
+def kept(a: np.ndarray, in_shape: tuple, dims: Any, keepdim: bool) -> np.ndarray:
+    """A reduction's output (or its gradient) with the reduced dims put back as size 1,
+    broadcast to the input's shape `in_shape`."""
+    a = np.asarray(a, dtype=np.float64)
+    if dims is not None and not keepdim and in_shape:
+        shape = list(in_shape)
+        for d in dims:
+            shape[d] = 1
+        a = a.reshape(shape)
+    return np.broadcast_to(a, in_shape)
+
+
+def others_product(x: np.ndarray, axis: int) -> np.ndarray:
+    """For each element, the product of the other elements along `axis` (zeros included:
+    no division by the element itself)."""
+    xm = np.moveaxis(x, axis, -1)
+    ones = np.ones(xm.shape[:-1] + (1,))
+    left = np.cumprod(np.concatenate([ones, xm[..., :-1]], axis=-1), axis=-1)
+    rev = np.flip(xm, -1)
+    right = np.flip(np.cumprod(np.concatenate([ones, rev[..., :-1]], axis=-1), axis=-1), -1)
+    return np.moveaxis(left * right, -1, axis)

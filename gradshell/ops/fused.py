@@ -36,6 +36,8 @@ class FusedBackward(Node):
         """Gradients for each input (None where `wanted` is False)."""
         raise NotImplementedError
 
+    no_explanation = "a base class: each fused node names its own formula"
+
 
 def fused(
     node_cls: type[FusedBackward],

@@ -24,6 +24,15 @@ from gradshell.ops.base import (
     wrap_dim,
 )
 from gradshell.ops.base import broadcast_fail as _broadcast_fail
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    const,
+    needs,
+    num,
+    wrap_sym,
+)
 from gradshell.ops.inplace import (
     VIEW_OF_LEAF_INPLACE,
     _caller_level,
@@ -118,12 +127,18 @@ class IndexBackward0(Node):
         # the indices count as saved (PyTorch saves the index tensors: freed by backward)
         return (index_backward(g, self.input_shape, self.saved("indices")),)
 
+    no_explanation = "its saved indices are a tuple of index tensors, which formulas cannot read"
+
 
 class IndexPutImplBackward0(Node):
     """The gradient of index_backward is the gradient gathered at the same indices."""
 
     def backward(self, gg):
         return (wrap(as_array(gg._data[self.key]), gg._dtype),)
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def index_backward(g: Tensor, input_shape: tuple, key) -> Tensor:
@@ -297,6 +312,10 @@ class CopySlices(Node):
                 gv = gv.sum_to_size(self.value_shape) if self.value_shape else gv.sum()
         return ga, gv
 
+    no_explanation = (
+        "wraps the backward of an in-place change to a view: the wrapped node's formula applies"
+    )
+
 
 class IndexPutBackward0(CopySlices):
     """x[advanced index] = v."""
@@ -307,6 +326,8 @@ class IndexPutBackward0(CopySlices):
     def backward(self, g):
         self.saved("indices")  # PyTorch saves the index tensors: a second backward fails
         return super().backward(g)
+
+    no_explanation = "an in-place write through an advanced index: a CopySlices wrapper"
 
 
 def _basic_view(g: Tensor, key: tuple) -> Tensor:
@@ -405,7 +426,7 @@ def _squeeze_lead(shape: tuple, n: int) -> tuple:
 install("__setitem__", setitem)
 
 
-# -- issue 6: masked_fill, gather, scatter, scatter_add, index_select, index_add ----------------
+# -- masked_fill, gather, scatter, scatter_add, index_select, index_add ----------------
 
 
 def _zeros(shape: tuple, like: Tensor) -> Tensor:
@@ -420,6 +441,13 @@ class MaskedFillBackward0(Node):
     def backward(self, g):
         return (masked_fill(g, self.saved("mask"), 0),)
 
+    def explain(self, c: Ctx) -> Formula:
+        mask = c.saved("mask") != 0
+        return Formula(
+            f"{wrap_sym(c.sym(0))}.masked_fill(mask, c)",
+            [Local("0 where mask, else 1", (~mask) * 1.0)],
+        )
+
 
 class MaskedFillBackward1(Node):
     """masked_fill with a 0-dim tensor: the value gets the sum of the filled positions'
@@ -432,6 +460,12 @@ class MaskedFillBackward1(Node):
         gs = masked_fill(g, mask, 0) if self.needs[0] else None
         gv = where(mask, g, g * 0).sum() if self.needs[1] else None
         return gs, gv
+
+    def explain(self, c: Ctx) -> Formula:
+        mask = c.saved("mask") != 0
+        ls = Local("0 where mask, else 1", (~mask) * 1.0) if needs(c, 0) else None
+        lv = Local("1 where mask, else 0", mask * 1.0, kind="reduce") if needs(c, 1) else None
+        return Formula(f"{wrap_sym(c.sym(0))}.masked_fill(mask, {c.sym(1)})", [ls, lv])
 
 
 @tensor_method("masked_fill", torch=("masked_fill",))
@@ -509,6 +543,20 @@ class GatherBackward0(Node):
         idx = self.saved("index")
         return (scatter_add(_zeros(x._data.shape, g), self.dim, idx, g),)
 
+    def explain(self, c: Ctx) -> Formula:
+        shape, dim = c.saved("self").shape, c.attr("dim")
+        index = c.saved("index").astype(np.int64)
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            out = np.zeros(shape, dtype=np.float64)
+            where = list(np.indices(index.shape, sparse=True))
+            where[dim] = index
+            np.add.at(out, tuple(where), g)
+            return out
+
+        rhs = "grad added back at the gathered positions (0 elsewhere)"
+        return Formula(f"gather({c.sym(0)}, {dim}, index)", [Local(rhs, kind="map", apply=apply)])
+
 
 @tensor_method("gather", torch=("gather",))
 def gather(self, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
@@ -553,6 +601,9 @@ class ScatterBackward0(Node):
         gsrc = gather(g, self.dim, idx) if self.needs[1] else None
         return gs, gsrc
 
+    def explain(self, c: Ctx) -> Formula:
+        return _scatter_formula(c, overwrite=True, src=True)
+
 
 class ScatterBackward1(Node):
     """scatter with a number: the overwritten positions get no gradient."""
@@ -561,6 +612,9 @@ class ScatterBackward1(Node):
 
     def backward(self, g):
         return (scatter(g, self.dim, self.saved("index"), 0),)
+
+    def explain(self, c: Ctx) -> Formula:
+        return _scatter_formula(c, overwrite=True, src=False)
 
 
 def _scatter_checks(fname: str, self: Tensor, dim: int, index, src) -> int:
@@ -640,6 +694,9 @@ class ScatterAddBackward0(Node):
         gsrc = gather(g, self.dim, self.saved("index")) if self.needs[1] else None
         return (g if self.needs[0] else None), gsrc
 
+    def explain(self, c: Ctx) -> Formula:
+        return _scatter_formula(c, overwrite=False, src=True)
+
 
 @tensor_method("scatter_add", torch=("scatter_add",))
 def scatter_add(self, dim: int, index, src) -> Tensor:
@@ -683,6 +740,20 @@ class IndexSelectBackward0(Node):
     def backward(self, g):
         return (index_add(_zeros(self.input_shape, g), self.dim, self.saved("index"), g),)
 
+    def explain(self, c: Ctx) -> Formula:
+        shape, dim = tuple(c.attr("input_shape")), c.attr("dim")
+        index = c.saved("index").astype(np.int64).reshape(-1)
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            out = np.zeros(shape, dtype=np.float64)
+            np.add.at(np.moveaxis(out, dim, 0), index, np.moveaxis(g, dim, 0))
+            return out
+
+        rhs = "grad added back at the selected indices (0 elsewhere)"
+        return Formula(
+            f"index_select({c.sym(0)}, {dim}, index)", [Local(rhs, kind="map", apply=apply)]
+        )
+
 
 @tensor_method("index_select", torch=("index_select",))
 def index_select(self, dim: int, index) -> Tensor:
@@ -720,6 +791,21 @@ class IndexAddBackward0(Node):
             if gsrc._data.shape != self.source_shape:
                 gsrc = gsrc.reshape(self.source_shape)
         return (g if self.needs[0] else None), gsrc
+
+    def explain(self, c: Ctx) -> Formula:
+        dim, alpha = c.attr("dim"), c.attr("alpha")
+        index = c.saved("index").astype(np.int64).reshape(-1)
+        shape = tuple(c.attr("source_shape"))
+        k = "" if alpha == 1 else f"{num(alpha)}·"
+        ls = const(1) if needs(c, 0) else None
+        lsrc = None
+        if needs(c, 1):
+            lsrc = Local(
+                f"{k}grad at the indices",
+                kind="map",
+                apply=lambda g: (alpha * np.take(g, index, axis=dim)).reshape(shape),
+            )
+        return Formula(f"index_add({c.sym(0)}, {dim}, index, {c.sym(1)})", [ls, lsrc])
 
 
 @tensor_method("index_add", torch=("index_add",))
@@ -761,3 +847,32 @@ def _inplace_of(name: str, func):
 
 for _fn in (masked_fill, scatter, scatter_add, index_add):
     install(_fn.__name__ + "_", _inplace_of(_fn.__name__ + "_", _fn))
+
+
+def _scatter_formula(c: Ctx, *, overwrite: bool, src: bool) -> Formula:
+    """scatter / scatter_add: self keeps its gradient (less the overwritten positions for
+    scatter), src takes the gradient at the positions it was written to."""
+    dim = c.attr("dim")
+    index = c.saved("index").astype(np.int64)
+
+    def keep(g: np.ndarray) -> np.ndarray:
+        out = np.array(g, dtype=np.float64)
+        np.put_along_axis(out, index, 0.0, axis=dim)
+        return out
+
+    if overwrite:
+        ls = Local("grad, 0 at the overwritten positions", kind="map", apply=keep)
+    else:
+        ls = const(1)
+    ls = ls if needs(c, 0) else None
+    locals_: list[Local | None] = [ls]
+    if src:
+        lsrc = Local(
+            "grad at the positions written",
+            kind="map",
+            apply=lambda g: np.take_along_axis(g, index, axis=dim),
+        )
+        locals_.append(lsrc if needs(c, 1) else None)
+    name = "scatter" if overwrite else "scatter_add"
+    value = c.sym(1) if src else "c"
+    return Formula(f"{name}({c.sym(0)}, {dim}, index, {value})", locals_)

@@ -1,6 +1,6 @@
-"""In-place ops (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, and `out=`), with
-PyTorch's checks: no in-place change to a leaf that requires grad, version counting,
-and rebasing a non-leaf's history onto the new node."""
+"""In-place machinery every family's in-place variants use (`apply_inplace`, `out=`),
+and zero_, fill_ and copy_, with PyTorch's checks: no in-place change to a leaf that
+requires grad, version counting, and rebasing a non-leaf's history onto the new node."""
 
 from __future__ import annotations
 
@@ -17,6 +17,12 @@ from gradshell.ops.base import (
     record,
     tensor_method,
     wrap,
+)
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    const,
 )
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -158,6 +164,9 @@ class ZeroBackward0(Node):
     def backward(self, g):
         return (g * 0,)
 
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(f"{c.sym(0)}.zero_()", [Local("0", 0.0, exact=True)])
+
 
 @tensor_method("zero_")
 def zero_(self):
@@ -194,12 +203,21 @@ class FillBackward2(Node):
     def backward(self, g):
         return (g * 0,)
 
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(f"{c.sym(0)}.fill_(c)", [Local("0", 0.0, exact=True)])
+
 
 class FillBackward3(Node):
     """fill_(tensor value): zero for self, the summed gradient for the value."""
 
     def backward(self, g):
         return g * 0, g.sum()
+
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(
+            f"{c.sym(0)}.fill_({c.sym(1)})",
+            [Local("0", 0.0, exact=True), Local("1", 1.0, kind="reduce", exact=True)],
+        )
 
 
 @tensor_method("fill_")
@@ -239,6 +257,9 @@ class CopyBackwards(Node):
         if self.needs_src:
             gs = g.to(self.src_dtype) if g._dtype is not self.src_dtype else g
         return g * 0, gs
+
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(f"{c.sym(0)}.copy_({c.sym(1)})", [Local("0", 0.0, exact=True), const(1)])
 
 
 @tensor_method("copy_")

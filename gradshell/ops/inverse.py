@@ -65,6 +65,8 @@ class LinalgInvExBackward0(Node):
         inv_t = self.saved("inverse").mT
         return (-linalg.matmul(inv_t, linalg.matmul(g, inv_t)),)
 
+    no_explanation = "several outputs (the inverse and an info code): %explain shows formulas for nodes with one output"
+
 
 def _check(a) -> None:
     if not isinstance(a, Tensor):

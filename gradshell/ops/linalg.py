@@ -1,5 +1,6 @@
 """Matrix products: mm, mv, dot, bmm, and matmul/@ composed from them the way PyTorch
-composes it (so the graph shows the same nodes)."""
+composes it (so the graph shows the same nodes); outer, addmm, addmv, einsum, and
+broadcast_shapes."""
 
 from __future__ import annotations
 
@@ -172,6 +173,22 @@ class AddmvBackward0(Node):
             gv = gv if self.alpha == 1 else gv * self.alpha
         return gs, ga, gv
 
+    def explain(self, c: Ctx) -> Formula:
+        s, A, v = c.sym(0), wrap_sym(c.sym(1)), wrap_sym(c.sym(2))
+        beta, alpha = c.attr("beta"), c.attr("alpha")
+        k = "" if alpha == 1 else f"{num(alpha)}·"
+        ls = la = lv = None
+        if needs(c, 0):
+            ls = const(beta)
+        if needs(c, 1):
+            vv = c.saved("vec")
+            la = Local(f"{k}outer(grad, {v})", kind="map", apply=lambda g: alpha * np.outer(g, vv))
+        if needs(c, 2):
+            av = c.saved("mat")
+            lv = Local(f"{k}{transposed(A)} @ grad", kind="map", apply=lambda g: alpha * (av.T @ g))
+        head = "" if beta == 1 else f"{num(beta)}·"
+        return Formula(f"{head}{wrap_sym(s)} + {k}{A} @ {v}", [ls, la, lv])
+
 
 @tensor_method(torch=("addmv",))
 def addmv(self, mat, vec, *, beta=1, alpha=1) -> Tensor:
@@ -259,6 +276,17 @@ class BmmBackward0(Node):
         ga = g.bmm(self.saved("mat2").transpose(1, 2)) if self.needs_a else None
         gb = self.saved("self").transpose(1, 2).bmm(g) if self.needs_b else None
         return ga, gb
+
+    def explain(self, c: Ctx) -> Formula:
+        A, B = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        la = lb = None
+        if getattr(c.node, "needs_a", True):
+            bv = c.saved("mat2")
+            la = Local(f"grad @ {transposed(B)}", kind="map", apply=lambda g: g @ bv.swapaxes(1, 2))
+        if getattr(c.node, "needs_b", True):
+            av = c.saved("self")
+            lb = Local(f"{transposed(A)} @ grad", kind="map", apply=lambda g: av.swapaxes(1, 2) @ g)
+        return Formula(f"{A} @ {B}", [la, lb])
 
 
 @tensor_method("bmm", torch=("bmm",))
@@ -466,7 +494,7 @@ install("outer", outer)
 install("ger", outer)
 
 
-# -- issue 6: addmm (what nn.Linear runs) and einsum --------------------------------------------
+# -- addmm (what nn.Linear runs) and einsum --------------------------------------------
 class AddmmBackward0(Node):
     """d(beta*bias + alpha*(A@B)): beta for bias, alpha*g@Bᵀ for A, alpha*Aᵀ@g for B."""
 

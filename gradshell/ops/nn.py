@@ -17,7 +17,7 @@ import numpy as np
 
 from gradshell.core import dtypes, grad_mode, kernels
 from gradshell.core.device import to_numpy
-from gradshell.ops import arithmetic, linalg, random_source, reduction, summation, unary
+from gradshell.ops import arithmetic, linalg, random_source, reduction, scalar, summation, unary
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -25,6 +25,7 @@ from gradshell.ops.base import (
     Tensor,
     array_module,
     as_array,
+    broadcast_fail,
     install,
     needs_grad,
     opmath,
@@ -41,6 +42,7 @@ from gradshell.ops.explanation import (
     logistic,
     mean_over,
     needs,
+    num,
     wrap_sym,
 )
 from gradshell.ops.fused import FusedBackward, fused
@@ -113,12 +115,18 @@ class LeakyReluBackward0(Node):
     def backward(self, g):
         return (leaky_relu_backward(g, self.saved("self"), self.negative_slope),)
 
+    def explain(self, c: Ctx) -> Formula:
+        return _leaky_formula(c, c.saved("self"))
+
 
 class LeakyReluBackward1(Node):
     """In-place leaky_relu_ (saves its result): 1 where the result > 0, else the slope."""
 
     def backward(self, g):
         return (leaky_relu_backward(g, self.saved("result"), self.negative_slope),)
+
+    def explain(self, c: Ctx) -> Formula:
+        return _leaky_formula(c, c.saved("result"))
 
 
 class LeakyReluBackwardBackward0(FusedBackward):
@@ -131,6 +139,10 @@ class LeakyReluBackwardBackward0(FusedBackward):
             leaky_relu_backward(gg, x, self.negative_slope) if wanted[0] else None,
             gg * 0 if wanted[1] else None,
         )
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def leaky_relu_backward(g: Tensor, x: Tensor, negative_slope) -> Tensor:
@@ -175,6 +187,15 @@ class GeluBackward0(Node):
     def backward(self, g):
         return (gelu_backward(g, self.saved("self"), self.approximate),)
 
+    def explain(self, c: Ctx) -> Formula:
+        if c.attr("approximate") != "none":
+            raise Unavailable("shown for the exact gelu only")
+        x = c.saved("self")
+        cdf = 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2))) if x.size else x
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        s = c.sym(0)
+        return Formula(f"gelu({s})", [Local(f"Φ({s}) + {wrap_sym(s)}·φ({s})", cdf + x * pdf)])
+
 
 class GeluBackwardBackward0(FusedBackward):
     """gelu_backward differentiated: by the gradient the same op again, by x
@@ -195,6 +216,10 @@ class GeluBackwardBackward0(FusedBackward):
                 second = exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
             gx = gg * g * second
         return (gelu_backward(gg, x, self.approximate) if wanted[0] else None), gx
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def gelu_backward(g: Tensor, x: Tensor, approximate: str) -> Tensor:
@@ -241,6 +266,17 @@ class EluBackward0(Node):
     def backward(self, g):
         return (elu_backward(g, self, False, self.saved("self")),)
 
+    def explain(self, c: Ctx) -> Formula:
+        x = c.saved("self")
+        alpha, scale, k = c.attr("alpha"), c.attr("scale"), c.attr("input_scale")
+        value = np.where(x > 0, scale, alpha * scale * k * np.exp(x * k))
+        s = c.sym(0)
+        if scale == 1 and k == 1:
+            rhs = f"1 where {s} > 0, else {num(alpha)}·exp({s})"
+        else:
+            rhs = f"{num(scale)} where {s} > 0, else {num(alpha * scale * k)}·exp({num(k)}·{wrap_sym(s)})"
+        return Formula(f"elu({s})", [Local(rhs, value)])
+
 
 class EluBackwardBackward0(FusedBackward):
     """elu_backward differentiated: by the gradient the same op again, by x (or the
@@ -257,6 +293,10 @@ class EluBackwardBackward0(FusedBackward):
             else:
                 gv = elu_backward(gg * g * self.input_scale, self, False, v) * neg
         return (elu_backward(gg, self, self.is_result, v) if wanted[0] else None), gv
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def elu_backward(g: Tensor, params, is_result: bool, v: Tensor) -> Tensor:
@@ -288,6 +328,13 @@ class EluBackward1(Node):
 
     def backward(self, g):
         return (elu_backward(g, self, True, self.saved("result")),)
+
+    def explain(self, c: Ctx) -> Formula:
+        y = c.saved("result")
+        alpha, scale, k = c.attr("alpha"), c.attr("scale"), c.attr("input_scale")
+        value = np.where(y > 0, scale, k * (y + alpha * scale))
+        s = c.sym(0)
+        return Formula(f"elu({s})", [Local(f"1 where elu > 0, else elu + {num(alpha)}", value)])
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -324,6 +371,15 @@ class SiluBackward0(Node):
             return (wrap(r.astype(np.float16), x._dtype),)
         s = sigmoid(x)
         return (g * (s * (x * (1 - s) + 1)),)
+
+    def explain(self, c: Ctx) -> Formula:
+        x = c.saved("self")
+        sg = logistic(x)
+        s = c.sym(0)
+        return Formula(
+            f"silu({s})",
+            [Local(f"σ({s})·(1 + {wrap_sym(s)}·(1 − σ({s})))", sg * (1 + x * (1 - sg)))],
+        )
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -389,6 +445,10 @@ class SoftmaxBackwardDataBackward0(FusedBackward):
                 gy = g * gg - (y * g).sum(d, keepdim=True) * gg - g * (y * gg).sum(d, keepdim=True)
         return (softmax_backward_data(gg, y, d) if wanted[0] else None), gy
 
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
 
 def softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
     """softmax's gradient from its output y: y (g - sum(g y)); one node if differentiated."""
@@ -433,6 +493,10 @@ class LogSoftmaxBackwardDataBackward0(FusedBackward):
         if wanted[0] and gg_g is None:
             gg_g = gg * 0
         return gg_g, gy
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def log_softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
@@ -587,7 +651,7 @@ def _broadcast_pair(a: Tensor, b: Tensor):
     try:
         shape = xp.broadcast_shapes(a._data.shape, b._data.shape)
     except ValueError:
-        raise arithmetic._broadcast_fail(a, b) from None
+        raise broadcast_fail(a, b) from None
     a2 = a if a._data.shape == shape else a.expand(shape)
     b2 = b if b._data.shape == shape else b.expand(shape)
     return a2, b2
@@ -649,6 +713,10 @@ class MseLossBackwardBackward0(FusedBackward):
             gt = -gx if wanted[2] else None
             gx = gx if wanted[1] else None
         return gg_g, gx, gt
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def mse_loss_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str) -> Tensor:
@@ -729,6 +797,18 @@ class SmoothL1LossBackward0(Node):
         slope = where(inside, d / self.beta, d.sign())
         gx = g * slope
         return (gx if self.needs[0] else None), (-gx if self.needs[1] else None)
+
+    def explain(self, c: Ctx) -> Formula:
+        x, t, beta = c.saved("self"), c.saved("target"), c.attr("beta")
+        xs, ts = c.sym(0), c.sym(1)
+        over, k = mean_over(c, x)
+        kind = "elementwise" if c.attr("reduction") == "none" else "reduce"
+        d = x - t
+        slope = np.where(np.abs(d) < beta, d / beta, np.sign(d)) * k
+        rhs = f"({xs} − {ts})/{num(beta)} where |{xs} − {ts}| < {num(beta)}, else sign({xs} − {ts})"
+        lx = Local(rhs + over, slope, kind=kind) if needs(c, 0) else None
+        lt = Local(f"−[{rhs}]{over}", -slope, kind=kind) if needs(c, 1) else None
+        return Formula(f"smooth_l1_loss({xs}, {ts})", [lx, lt])
 
 
 def smooth_l1_loss(
@@ -831,6 +911,10 @@ class BinaryCrossEntropyBackwardBackward0(FusedBackward):
             gt = -scale / ((1 - x) * x).clamp(min=_EPSILON)
             gt = gt / n if n != 1 else gt
         return gg_g, gx, gt
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def bce_backward(grad_output: Tensor, g: Tensor, x: Tensor, t: Tensor, w, reduction: str):
@@ -1033,6 +1117,8 @@ class NllLossBackward0(Node):
 class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss over images (N, C, H, W): the same constant pattern times the gradient."""
 
+    explain = NllLossBackward0.explain
+
 
 def _check_target(x: Tensor, target: Tensor) -> None:
     if not isinstance(target, Tensor):
@@ -1222,7 +1308,7 @@ def _smoothed(lsm, nll, target, weight, ignore_index, reduction, eps, class_dim)
             kept = target.masked_fill(ignored, 0)
             denom = weight.gather(0, kept.reshape(-1)).masked_fill(ignored.reshape(-1), 0.0).sum()
         smooth = smooth.sum() / denom
-    return arithmetic.mul_scalar(nll, 1 - eps) + arithmetic.mul_scalar(smooth, eps / classes)
+    return scalar.mul_scalar(nll, 1 - eps) + scalar.mul_scalar(smooth, eps / classes)
 
 
 def _cross_entropy_probs(x, target, weight, reduction, class_dim):
@@ -1237,7 +1323,7 @@ def _cross_entropy_probs(x, target, weight, reduction, class_dim):
     if reduction == "sum":
         return -prod.sum()
     n = x._data.size // x._data.shape[class_dim] if x._data.shape[class_dim] else 0
-    return arithmetic.div_scalar(-prod.sum(), n)
+    return scalar.div_scalar(-prod.sum(), n)
 
 
 # -- one_hot -----------------------------------------------------------------------------------
@@ -1278,3 +1364,10 @@ install("softmax", _softmax_method)
 install("log_softmax", _log_softmax_method)
 
 _ = (BOOL, math, reduction)
+
+
+def _leaky_formula(c: Ctx, v: np.ndarray) -> Formula:
+    """leaky_relu: 1 where the input (or, in place, the result) is positive, else the slope."""
+    slope, s = c.attr("negative_slope"), c.sym(0)
+    value = np.where(v > 0, 1.0, slope)
+    return Formula(f"leaky_relu({s})", [Local(f"1 where {s} > 0, else {num(slope)}", value)])

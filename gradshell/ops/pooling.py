@@ -193,6 +193,10 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
         dg = wrap(as_array(r.reshape(idx.shape)), gg._dtype)
         return dg, _zeros(xp, *self.self_meta)
 
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
 
 def _zeros(xp, shape, dtype) -> Tensor:
     """The gradient PyTorch gives `self` through a pooling backward: zeros_like(self)."""
@@ -312,6 +316,8 @@ class AvgPool2DBackward0(Node):
             record(node, (g, x), res)
         return (res,)
 
+    no_explanation = "its local derivative spreads each window's gradient back: no one-line formula"
+
 
 class AvgPool2DBackwardBackward0(Node):
     """The backward of avg_pool2d's backward is avg_pool2d itself (it is linear)."""
@@ -319,6 +325,10 @@ class AvgPool2DBackwardBackward0(Node):
     def backward(self, gg):
         xp = array_module(gg._data)
         return avg_pool2d(gg, *self.forward_args), _zeros(xp, *self.self_meta)
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def avg_pool2d(
@@ -409,6 +419,8 @@ class AdaptiveAvgPool2DBackward0(Node):
             record(node, (g, x), res)
         return (res,)
 
+    no_explanation = "its local derivative spreads each window's gradient back: no one-line formula"
+
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
     """The backward of adaptive_avg_pool2d's backward is adaptive_avg_pool2d (linear)."""
@@ -416,6 +428,10 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
     def backward(self, gg):
         xp = array_module(gg._data)
         return adaptive_avg_pool2d(gg, self.output_size), _zeros(xp, *self.self_meta)
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002 - PyTorch's name

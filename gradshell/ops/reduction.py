@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, norm (over everything or over dimensions, keepdim)."""
+"""Reductions: sum, mean, norm, prod, max/min, amax/amin, argmax/argmin, var/std,
+logsumexp, cumsum/cumprod, all/any and dist (over everything or over dimensions, keepdim)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,16 @@ from gradshell.ops.base import (
     wrap,
 )
 from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    Unavailable,
+    kept,
+    needs,
+    num,
+    others_product,
     reduction_formula,
+    wrap_sym,
 )
 from gradshell.ops.indexing import scatter
 from gradshell.ops.selection import where
@@ -206,6 +216,24 @@ class LinalgVectorNormBackward0(Node):
             scale = xs / where(zero, r * 0 + 1, r) ** (p - 1)
         return (where(zero, x * 0, g * scale),)
 
+    def explain(self, c: Ctx) -> Formula:
+        if c.attr("p") != 2:
+            raise Unavailable("shown for the 2-norm only")
+        x, dims, keepdim = c.saved("self"), c.attr("dims"), c.attr("keepdim")
+        r = kept(c.saved("result"), x.shape, dims, keepdim)
+        unit = np.where(r == 0, 0.0, x / np.where(r == 0, 1.0, r))
+        s = wrap_sym(c.sym(0))
+        return Formula(
+            f"‖{c.sym(0)}‖",
+            [
+                Local(
+                    f"{s}/‖{c.sym(0)}‖",
+                    kind="map",
+                    apply=lambda g: kept(g, x.shape, dims, keepdim) * unit,
+                )
+            ],
+        )
+
 
 @tensor_method("norm", torch=("norm",))
 def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
@@ -243,7 +271,7 @@ def vector_norm(self, ord=2, dim=None, keepdim: bool = False, *, dtype=None):  #
     return res
 
 
-# -- issue 6: prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, cumsum/cumprod,
+# -- prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, cumsum/cumprod,
 #    all/any, dist ------------------------------------------------------------------------------
 # (max, min, all and any shadow the builtins below: this section uses builtins.max etc.)
 
@@ -315,6 +343,13 @@ class ProdBackward0(Node):
         r = self.saved("result")
         return (_prod_grad(g, x, r, None),)
 
+    def explain(self, c: Ctx) -> Formula:
+        x = c.saved("self")
+        others = others_product(x.reshape(-1), 0).reshape(x.shape)
+        return Formula(
+            f"prod({c.sym(0)})", [Local("product of the other elements", others, kind="reduce")]
+        )
+
 
 class ProdBackward1(Node):
     """prod over `dim`: the product of the other elements in the same slice."""
@@ -328,6 +363,20 @@ class ProdBackward1(Node):
         g = _keep(g, (self.dim,), self.keepdim, shape)
         r = _keep(r, (self.dim,), self.keepdim, shape)
         return (_prod_grad(g, x, r, self.dim),)
+
+    def explain(self, c: Ctx) -> Formula:
+        x, d, keepdim = c.saved("self"), c.attr("dim"), c.attr("keepdim")
+        others = others_product(x, d) if x.ndim else np.ones_like(x)
+        return Formula(
+            f"prod({c.sym(0)}, dim={d})",
+            [
+                Local(
+                    "product of the other elements in its slice",
+                    kind="map",
+                    apply=lambda g: kept(g, x.shape, (d,), keepdim) * others,
+                )
+            ],
+        )
 
 
 @tensor_method("prod", torch=("prod",))
@@ -380,17 +429,31 @@ class _EvenlyDistributed(Node):
         share = mask / builtins.max(int(mask.sum()), 1)
         return (g * wrap(as_array(share.astype(g._dtype.np)), g._dtype),)
 
+    def explain(self, c: Ctx) -> Formula:
+        x, r = c.saved("self"), c.saved("result")
+        mask = (x == r) | (np.isnan(x) & np.isnan(r))
+        share = mask / builtins.max(int(mask.sum()), 1)
+        name = "max" if isinstance(self, MaxBackward1) else "min"
+        return Formula(
+            f"{name}({c.sym(0)})",
+            [Local(f"1/k at the k elements equal to the {name}imum, else 0", share, kind="reduce")],
+        )
+
 
 class MaxBackward1(_EvenlyDistributed):
     """max(): the gradient is shared evenly by the maximal elements."""
 
     legacy_name_02 = "MaxBackward"
 
+    explain = _EvenlyDistributed.explain
+
 
 class MinBackward1(_EvenlyDistributed):
     """min(): the gradient is shared evenly by the minimal elements."""
 
     legacy_name_02 = "MinBackward"
+
+    explain = _EvenlyDistributed.explain
 
 
 class _ValueSelecting(Node):
@@ -406,17 +469,39 @@ class _ValueSelecting(Node):
         zeros = wrap(array_module(g._data).zeros(shape, g._dtype.np), g._dtype)
         return (scatter(zeros, self.dim, idx, g),)
 
+    def explain(self, c: Ctx) -> Formula:
+        shape, d, keepdim = tuple(c.attr("input_shape")), c.attr("dim"), c.attr("keepdim")
+        idx = c.saved("indices").astype(np.int64)
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            if not shape:
+                return g
+            out = np.zeros(shape, dtype=np.float64)
+            i = idx if keepdim else np.expand_dims(idx, d)
+            np.put_along_axis(out, i, g if keepdim else np.expand_dims(g, d), axis=d)
+            return out
+
+        name = "max" if isinstance(self, MaxBackward0) else "min"
+        return Formula(
+            f"{name}({c.sym(0)}, dim={d})",
+            [Local(f"grad sent to the position of each {name}imum", kind="map", apply=apply)],
+        )
+
 
 class MaxBackward0(_ValueSelecting):
     """max(dim): the gradient goes to the position of each maximum."""
 
     legacy_name_02 = "MaxBackward"
 
+    explain = _ValueSelecting.explain
+
 
 class MinBackward0(_ValueSelecting):
     """min(dim): the gradient goes to the position of each minimum."""
 
     legacy_name_02 = "MinBackward"
+
+    explain = _ValueSelecting.explain
 
 
 _EXTREME_SIGNATURES = (
@@ -521,13 +606,35 @@ class _AmaxAmin(Node):
         share = mask / xp.maximum(count, 1)
         return (g * wrap(as_array(share.astype(g._dtype.np)), g._dtype),)
 
+    def explain(self, c: Ctx) -> Formula:
+        x, dims, keepdim = c.saved("self"), c.attr("dims"), c.attr("keepdim")
+        r = kept(c.saved("result"), x.shape, dims, keepdim)
+        mask = (x == r) | (np.isnan(x) & np.isnan(r))
+        axes = tuple(range(x.ndim)) if dims is None else tuple(dims)
+        share = mask / np.maximum(mask.sum(axis=axes, keepdims=True), 1) if x.ndim else mask * 1.0
+        name = "amax" if isinstance(self, AmaxBackward0) else "amin"
+        return Formula(
+            f"{name}({c.sym(0)})",
+            [
+                Local(
+                    f"1/k at the k elements equal to the {name[1:]}imum, else 0",
+                    kind="map",
+                    apply=lambda g: kept(g, x.shape, dims, keepdim) * share,
+                )
+            ],
+        )
+
 
 class AmaxBackward0(_AmaxAmin):
     """amax: the gradient is shared evenly by the maximal elements of each slice."""
 
+    explain = _AmaxAmin.explain
+
 
 class AminBackward0(_AmaxAmin):
     """amin: the gradient is shared evenly by the minimal elements of each slice."""
+
+    explain = _AmaxAmin.explain
 
 
 def _amax_amin(self: Tensor, name: str, dim, keepdim: bool):
@@ -622,6 +729,22 @@ class VarBackward0(Node):
         g = _keep(g, self.dims, self.keepdim, shape)
         return (_var_backward(g, x, self.dims, self.dof),)
 
+    def explain(self, c: Ctx) -> Formula:
+        x, dims, keepdim, dof = c.saved("self"), c.attr("dims"), c.attr("keepdim"), c.attr("dof")
+        axes = tuple(range(x.ndim)) if dims is None else tuple(dims)
+        centred = x - x.mean(axis=axes, keepdims=True)
+        s = wrap_sym(c.sym(0))
+        return Formula(
+            f"var({c.sym(0)})",
+            [
+                Local(
+                    f"2({s} − mean)/{num(dof)}",
+                    kind="map",
+                    apply=lambda g: kept(g, x.shape, dims, keepdim) * 2 * centred / dof,
+                )
+            ],
+        )
+
 
 class StdBackward0(Node):
     """d std / dx = (x - mean) / ((N - correction) * std), and 0 where std is 0."""
@@ -636,6 +759,24 @@ class StdBackward0(Node):
         # PyTorch: var_backward((grad / (2 std)).masked_fill_(std == 0, 0))
         scaled = (g / mul_scalar(r, 2)).masked_fill((r == 0).detach(), 0)
         return (_var_backward(scaled, x, self.dims, self.dof),)
+
+    def explain(self, c: Ctx) -> Formula:
+        x, dims, keepdim, dof = c.saved("self"), c.attr("dims"), c.attr("keepdim"), c.attr("dof")
+        axes = tuple(range(x.ndim)) if dims is None else tuple(dims)
+        r = kept(c.saved("result"), x.shape, dims, keepdim)
+        centred = x - x.mean(axis=axes, keepdims=True)
+        factor = np.where(r == 0, 0.0, centred / (dof * np.where(r == 0, 1.0, r)))
+        s = wrap_sym(c.sym(0))
+        return Formula(
+            f"std({c.sym(0)})",
+            [
+                Local(
+                    f"({s} − mean)/({num(dof)}·std)",
+                    kind="map",
+                    apply=lambda g: kept(g, x.shape, dims, keepdim) * factor,
+                )
+            ],
+        )
 
 
 def _var_backward(g: Tensor, x: Tensor, dims, dof) -> Tensor:
@@ -718,6 +859,21 @@ class LogsumexpBackward0(Node):
         r = _keep(r, self.dims, self.keepdim, shape)
         return (g * exp(x - r),)
 
+    def explain(self, c: Ctx) -> Formula:
+        x = c.saved("self")
+        r = kept(c.saved("result"), x.shape, c.attr("dims"), c.attr("keepdim"))
+        dims, keepdim = c.attr("dims"), c.attr("keepdim")
+        return Formula(
+            f"logsumexp({c.sym(0)})",
+            [
+                Local(
+                    f"exp({wrap_sym(c.sym(0))} − logsumexp)",
+                    kind="map",
+                    apply=lambda g: kept(g, x.shape, dims, keepdim) * np.exp(x - r),
+                )
+            ],
+        )
+
 
 @tensor_method("logsumexp", torch=("logsumexp",))
 def logsumexp(self, dim, keepdim: bool = False) -> Tensor:
@@ -763,6 +919,19 @@ class CumsumBackward0(Node):
             return (g,)
         return (cumsum(g.flip(d), d).flip(d),)
 
+    def explain(self, c: Ctx) -> Formula:
+        d = c.attr("dim")
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            if g.ndim == 0:
+                return g
+            return np.flip(np.cumsum(np.flip(g, d), axis=d), d)
+
+        return Formula(
+            f"cumsum({c.sym(0)}, {d})",
+            [Local("grad summed from the end (reversed cumsum)", kind="map", apply=apply)],
+        )
+
 
 @tensor_method("cumsum", torch=("cumsum",))
 def cumsum(self, dim, *, dtype=None) -> Tensor:
@@ -799,6 +968,23 @@ class CumprodBackward0(Node):
         if not bool((x._data == 0).any()):
             return (cumsum((g * r).flip(d), d).flip(d) / x,)
         return (_cumprod_grad_with_zeros(g, x, d),)
+
+    def explain(self, c: Ctx) -> Formula:
+        x, d = c.saved("self"), c.attr("dim")
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            if x.ndim == 0:
+                return g
+            xm, gm = np.moveaxis(x, d, -1), np.moveaxis(g, d, -1)
+            out = np.zeros(xm.shape)
+            for i in range(xm.shape[-1]):  # output j depends on x_i for every j >= i
+                for j in range(i, xm.shape[-1]):
+                    others = np.prod(np.delete(xm[..., : j + 1], i, axis=-1), axis=-1)
+                    out[..., i] += gm[..., j] * others
+            return np.moveaxis(out, -1, d)
+
+        rhs = "Σ over later outputs of grad × the product of the other elements up to it"
+        return Formula(f"cumprod({c.sym(0)}, {d})", [Local(rhs, kind="map", apply=apply)])
 
 
 def _cumprod_grad_with_zeros(g: Tensor, x: Tensor, d: int) -> Tensor:
@@ -888,6 +1074,16 @@ class DistBackward0(Node):
         diff = self.saved("self") - self.saved("other")
         grad = _pnorm_grad(g, diff, self.saved("result"), self.p)
         return (grad if self.needs[0] else None, -grad if self.needs[1] else None)
+
+    def explain(self, c: Ctx) -> Formula:
+        if c.attr("p") != 2:
+            raise Unavailable("shown for p=2 only")
+        diff, r = c.saved("self") - c.saved("other"), c.saved("result")
+        unit = diff / r if r != 0 else diff * 0
+        a, b = wrap_sym(c.sym(0)), wrap_sym(c.sym(1))
+        la = Local(f"({a} − {b})/dist", unit, kind="reduce") if needs(c, 0) else None
+        lb = Local(f"−({a} − {b})/dist", -unit, kind="reduce") if needs(c, 1) else None
+        return Formula(f"dist({c.sym(0)}, {c.sym(1)})", [la, lb])
 
 
 @tensor_method("dist", torch=("dist",))

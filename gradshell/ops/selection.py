@@ -20,6 +20,11 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
+from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+)
 
 
 @tensor_method("nonzero", torch=("nonzero",))
@@ -43,6 +48,12 @@ class WhereBackward0(Node):
         ga = where(c, g, zero) if self.needs_a else None
         gb = where(c, zero, g) if self.needs_b else None
         return ga, gb
+
+    def explain(self, c: Ctx) -> Formula:
+        cond = c.saved("condition") != 0
+        la = Local("1 where condition, else 0", cond * 1.0) if c.node.needs_a else None
+        lb = Local("0 where condition, else 1", (~cond) * 1.0) if c.node.needs_b else None
+        return Formula(f"where(condition, {c.sym(0)}, {c.sym(1)})", [la, lb])
 
 
 @tensor_method(torch=("where",))

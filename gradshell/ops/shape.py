@@ -1,6 +1,7 @@
 """Shape ops: views that share storage (view, reshape, t, transpose, permute, expand,
 squeeze, unsqueeze, select, slice, narrow, flatten) and their copying cousins
-(contiguous, clone, sum_to_size)."""
+(contiguous, clone, sum_to_size), view(dtype), cat, stack, split, chunk, unbind, flip,
+roll, tril/triu, repeat and diagonal."""
 
 from __future__ import annotations
 
@@ -527,9 +528,17 @@ class SelectBackwardBackward0(Node):
     def backward(self, gg):
         return (gg[self.key],)
 
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
 
 class SliceBackwardBackward0(SelectBackwardBackward0):
     """The gradient of slice_backward is the slice of the gradient."""
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def embed(g: Tensor, shape: tuple, key, node_cls) -> Tensor:
@@ -671,7 +680,7 @@ def movedim(self, source, destination):
     return permute(self, order)
 
 
-# -- issue 6: cat, stack, split/chunk/unbind, flip, roll, tril/triu, repeat, diagonal -----------
+# -- cat, stack, split/chunk/unbind, flip, roll, tril/triu, repeat, diagonal -----------
 def _tensor_list(fname: str, tensors) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(
@@ -847,9 +856,13 @@ class SplitBackward0(Node):
     def backward(self, *grads):
         return (cat(list(grads), self.dim),)
 
+    no_explanation = "several outputs: %explain shows formulas for nodes with one output"
+
 
 class SplitWithSizesBackward0(SplitBackward0):
     """split with explicit sizes: the pieces' gradients concatenated back."""
+
+    no_explanation = "several outputs: %explain shows formulas for nodes with one output"
 
 
 def _split_sizes(size: int, split_size: int) -> list:
@@ -917,6 +930,8 @@ class UnbindBackward0(Node):
     def backward(self, *grads):
         return (stack(list(grads), self.dim),)
 
+    no_explanation = "several outputs: %explain shows formulas for nodes with one output"
+
 
 @tensor_method("unbind", torch=("unbind",))
 def unbind(self, dim: int = 0) -> tuple:
@@ -938,6 +953,13 @@ class FlipBackward0(Node):
 
     def backward(self, g):
         return (flip(g, self.dims),)
+
+    def explain(self, c: Ctx) -> Formula:
+        dims = tuple(c.attr("dims"))
+        return Formula(
+            f"{c.sym(0)}.flip{dims}",
+            [Local(f"grad.flip{dims}", kind="map", apply=lambda g: np.flip(g, dims))],
+        )
 
 
 @tensor_method("flip", torch=("flip",))
@@ -983,6 +1005,21 @@ class RollBackward0(Node):
     def backward(self, g):
         return (roll(g, tuple(-s for s in self.shifts), self.dims),)
 
+    def explain(self, c: Ctx) -> Formula:
+        shifts, dims = tuple(c.attr("shifts")), c.attr("dims")
+        back = tuple(-s for s in shifts)
+        axes = None if dims is None else tuple(dims)
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            if axes is None:
+                return np.roll(g.reshape(-1), back).reshape(g.shape)
+            return np.roll(g, back, axes)
+
+        return Formula(
+            f"{c.sym(0)}.roll{shifts}",
+            [Local(f"grad rolled back by {back}", kind="map", apply=apply)],
+        )
+
 
 @tensor_method("roll", torch=("roll",))
 def roll(self, shifts, dims=None) -> Tensor:
@@ -1015,6 +1052,20 @@ class TrilBackward0(Node):
     def backward(self, g):
         return (tril(g, self.diagonal),)
 
+    def explain(self, c: Ctx) -> Formula:
+        k = c.attr("diagonal")
+        arg = "" if k == 0 else str(k)
+        return Formula(
+            f"tril({c.sym(0)}{', ' + arg if arg else ''})",
+            [
+                Local(
+                    f"tril(grad{', ' + arg if arg else ''})",
+                    kind="map",
+                    apply=lambda g: np.tril(g, k),
+                )
+            ],
+        )
+
 
 class TriuBackward0(Node):
     """Only the kept upper triangle passes the gradient."""
@@ -1023,6 +1074,20 @@ class TriuBackward0(Node):
 
     def backward(self, g):
         return (triu(g, self.diagonal),)
+
+    def explain(self, c: Ctx) -> Formula:
+        k = c.attr("diagonal")
+        arg = "" if k == 0 else str(k)
+        return Formula(
+            f"triu({c.sym(0)}{', ' + arg if arg else ''})",
+            [
+                Local(
+                    f"triu(grad{', ' + arg if arg else ''})",
+                    kind="map",
+                    apply=lambda g: np.triu(g, k),
+                )
+            ],
+        )
 
 
 def _triangle(self: Tensor, name: str, diagonal: int, node_cls):
@@ -1067,6 +1132,21 @@ class RepeatBackward0(Node):
         summed = g.reshape(tuple(inter)).sum(tuple(range(0, 2 * len(reps), 2)))
         return (summed.reshape(shape),)
 
+    def explain(self, c: Ctx) -> Formula:
+        shape, reps = tuple(c.attr("input_shape")), tuple(c.attr("repeats"))
+        padded = (1,) * (len(reps) - len(shape)) + shape
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            inter = [n for pair in zip(reps, padded, strict=True) for n in pair]
+            summed = g.reshape(inter).sum(axis=tuple(range(0, 2 * len(reps), 2)))
+            return summed.reshape(shape)
+
+        text = "[" + ", ".join(str(s) for s in shape) + "]"
+        return Formula(
+            f"{c.sym(0)}.repeat{reps}",
+            [Local(f"grad summed over the copies back to {text}", kind="map", apply=apply)],
+        )
+
 
 @tensor_method("repeat")
 def repeat(self, *sizes) -> Tensor:
@@ -1098,12 +1178,31 @@ class DiagonalBackward0(Node):
     def backward(self, g):
         return (diagonal_embed(g, self.input_shape, self.offset, self.dim1, self.dim2),)
 
+    def explain(self, c: Ctx) -> Formula:
+        shape, offset = tuple(c.attr("input_shape")), c.attr("offset")
+        d1, d2 = c.attr("dim1"), c.attr("dim2")
+
+        def apply(g: np.ndarray) -> np.ndarray:
+            out = np.zeros(shape, dtype=np.float64)
+            i = np.arange(g.shape[-1])
+            np.moveaxis(out, (d1, d2), (-2, -1))[..., i + max(-offset, 0), i + max(offset, 0)] = g
+            return out
+
+        return Formula(
+            f"diagonal({c.sym(0)})",
+            [Local("grad placed on the diagonal of zeros", kind="map", apply=apply)],
+        )
+
 
 class DiagonalBackwardBackward0(Node):
     """The gradient of placing values on a diagonal is that diagonal of the gradient."""
 
     def backward(self, gg):
         return (diagonal(gg, self.offset, self.dim1, self.dim2),)
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def _diag_index(shape: tuple, offset: int, d1: int, d2: int):

@@ -1,5 +1,6 @@
-"""Elementwise functions of one tensor (exp, log, sqrt, abs, trig, tanh, sigmoid, relu, ...)
-and `where`. Each op: its forward (an array function), its backward node, its names."""
+"""Elementwise functions of one tensor (exp, log, sqrt, abs, trig, tanh, sigmoid, relu,
+...) and their in-place variants. Each op: its forward (an array function), its backward
+node with its explanation formula, its names."""
 
 from __future__ import annotations
 
@@ -23,7 +24,13 @@ from gradshell.ops.base import (
     wrap,
 )
 from gradshell.ops.explanation import (
+    Ctx,
+    Formula,
+    Local,
+    logistic,
+    num,
     unary_formula,
+    wrap_sym,
     zero_formula,
 )
 from gradshell.ops.fused import FusedBackward, fused
@@ -360,6 +367,10 @@ class TanhBackwardBackward0(FusedBackward):
             gg * (y * -2 * g) if wanted[1] else None,
         )
 
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
 
 def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
     """The gradient of tanh given its result y: g (1 - y²), one node if differentiated."""
@@ -402,6 +413,10 @@ class SigmoidBackwardBackward0(FusedBackward):
             sigmoid_backward(gg, y) if wanted[0] else None,
             gg * g * (y * -2 + 1) if wanted[1] else None,
         )
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
@@ -463,6 +478,10 @@ class ThresholdBackwardBackward0(FusedBackward):
             gg * 0 if wanted[1] else None,
         )
 
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
 
 def threshold_backward(g: Tensor, x: Tensor, threshold) -> Tensor:
     """g where x > threshold, else 0 (relu's gradient), one node if differentiated."""
@@ -492,6 +511,8 @@ def relu(self):
 class _ZeroGrad(Node):
     def backward(self, g):
         return (g * 0,)
+
+    no_explanation = "a base class: each rounding node names its own formula"
 
 
 class FloorBackward0(_ZeroGrad):
@@ -558,6 +579,8 @@ def round(self, *, decimals: int = 0):  # noqa: A001 - PyTorch's name
 
 class RoundBackward1(_ZeroGrad):
     """round(decimals=n) is flat almost everywhere: zero gradient."""
+
+    explain = zero_formula("round")
 
 
 for _name in (
@@ -720,6 +743,8 @@ class AtanBackward0(Node):
         x = self.saved("self")
         return (g / _add_scalar(x * x, 1),)
 
+    explain = unary_formula("atan", "1/(1 + {x}²)", lambda c: 1 / (1 + c.saved("self") ** 2))
+
 
 @tensor_method("atan", "arctan", torch=("atan", "arctan"))
 def atan(self) -> Tensor:
@@ -732,6 +757,13 @@ class SoftplusBackward0(Node):
 
     def backward(self, g):
         return (softplus_backward(g, self.saved("self"), self.beta, self.threshold),)
+
+    def explain(self, c: Ctx) -> Formula:
+        x, beta, threshold = c.saved("self"), c.attr("beta"), c.attr("threshold")
+        s = c.sym(0)
+        arg = s if beta == 1 else f"{num(beta)}·{wrap_sym(s)}"
+        value = np.where(beta * x > threshold, 1.0, logistic(beta * x))
+        return Formula(f"softplus({s})", [Local(f"σ({arg})", value)])
 
 
 class SoftplusBackwardBackward0(FusedBackward):
@@ -748,6 +780,10 @@ class SoftplusBackwardBackward0(FusedBackward):
             s = sigmoid(bx)
             gx = gg * g * (s * (1 - s)) * (bx <= threshold).detach() * beta
         return (softplus_backward(gg, x, beta, threshold) if wanted[0] else None), gx
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
 
 
 def softplus_backward(g: Tensor, x: Tensor, beta, threshold) -> Tensor:
