@@ -122,7 +122,7 @@ _set_print_style: Callable[[str], None] | None = None
 _SESSION_HOOKS: list[Callable[[Session], None]] = []
 _PLUGINS_LOADED = False
 #: Optional modules that extend the shell: each may define `setup_shell()`.
-PLUGIN_MODULES = ("gradshell.viz", "gradshell.shell.device")
+PLUGIN_MODULES = ("gradshell.shell.viz_plugin", "gradshell.shell.device")
 
 
 def register_session_hook(hook: Callable[[Session], None]) -> None:

@@ -3,25 +3,12 @@
 The accumulation ledger and its panels (old + new = result, `→ zeros`), `%ledger`,
 `%viz`, `%explain`/`%step` (the backward pass node by node), `%graph` (with DOT/SVG
 export), `%predict` (predict-then-reveal), and explained autograd errors (`%xmode`,
-`%lang`). The shell calls `setup_shell()` once; the core never imports this package.
+`%lang`). The shell's plugin (`gradshell.shell.viz_plugin`) registers the magics and
+hands over what they need from the shell (`gradshell.viz.host`); neither the core nor
+this package imports the shell.
 """
 
 from __future__ import annotations
-
-_INSTALLED = False
-
-
-def setup_shell() -> None:
-    """Register the magics and give every new session its visualisation state."""
-    global _INSTALLED
-    if _INSTALLED:
-        return
-    _INSTALLED = True
-    from gradshell.shell.session import register_session_hook
-    from gradshell.viz import magics
-
-    magics.register_all()
-    register_session_hook(magics.install)
 
 
 def configure(

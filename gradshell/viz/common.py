@@ -7,7 +7,6 @@ NO_COLOR is unset); the shell writes that text to its visual channel.
 
 from __future__ import annotations
 
-import ast
 import io
 import re
 import shutil
@@ -18,7 +17,8 @@ import numpy as np
 from gradshell.core.device import to_numpy
 from gradshell.core.tensor import Tensor
 from gradshell.ops.explanation import number  # noqa: F401 - viz's callers use it from here
-from gradshell.shell.colour import color_wanted
+from gradshell.viz import host
+from gradshell.viz.terminal import color_wanted
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -296,35 +296,9 @@ class ExpressionError(Exception):
 
 def evaluate(session: Session, text: str, overrides: dict[str, Any] | None = None) -> Any:
     """Evaluate a DSL expression in (a copy of) the session's namespace, through the same
-    checks as learner code; `overrides` rebinds names only for this evaluation."""
-    from gradshell.shell import checker, transform
-    from gradshell.shell.errors import Refused
-
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise ExpressionError(f"not an expression: {text.strip()!r} ({exc.msg})") from None
-    module = ast.Module(body=[ast.Expr(tree.body)], type_ignores=[])
-    ast.copy_location(module.body[0], tree.body)
-    if not session.unsafe:
-        try:
-            refusals = checker.check(module)
-        except Refused as exc:
-            raise ExpressionError(exc.message) from None
-        if refusals:  # the checker defers refusals to run time; an expression has one line
-            raise ExpressionError(refusals[0].message)
-        transform.guard(module)
-    expr = module.body[0].value
-    wrapped = ast.Expression(body=expr)
-    ast.fix_missing_locations(wrapped)
-    code = compile(wrapped, "<magic>", "eval", dont_inherit=True)
-    namespace = dict(session.namespace)
-    if overrides:
-        namespace.update(overrides)
-    try:
-        return eval(code, namespace)  # noqa: S307 - checked and guarded like learner code
-    except Exception as exc:  # noqa: BLE001 - reported to the learner
-        raise ExpressionError(f"{type(exc).__name__}: {exc}") from None
+    checks as learner code (the shell's own evaluation); `overrides` rebinds names only for
+    this evaluation. Raises ExpressionError with the reason."""
+    return host.current.evaluate(session, text, overrides)
 
 
 def lookup_tensor(session: Session, text: str) -> Tensor:

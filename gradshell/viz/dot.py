@@ -7,9 +7,11 @@ carry the index of the edge in the op's `next_functions`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from gradshell.core.autograd import AccumulateGrad
 from gradshell.core.tensor import Tensor
-from gradshell.shell.files import GRAPHVIZ_MISSING, FileAccessError, FileService
+from gradshell.viz import host
 from gradshell.viz.common import Namer, compact, display_name, shape_text
 from gradshell.viz.graph import node_ids, saved_brief
 
@@ -87,27 +89,23 @@ def to_dot(t: Tensor, namer: Namer, namespace: dict | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_dot(text: str, path: str, files: FileService) -> str:
+def write_dot(text: str, path: str, files: Any) -> str:
     """Write DOT text to `path` through the session's file service; returns the line to show."""
-    from gradshell.shell.magics import MagicError
-
     try:
         shown = files.write_text(path, text)
-    except FileAccessError as exc:
-        raise MagicError(str(exc)) from None
+    except host.current.file_error as exc:
+        host.usage(str(exc))
     return f"wrote the graph to {shown} (Graphviz DOT)"
 
 
-def write_svg(text: str, path: str, files: FileService) -> str:
+def write_svg(text: str, path: str, files: Any) -> str:
     """Render DOT text to an SVG file with Graphviz; returns the line to show."""
-    from gradshell.shell.magics import MagicError
-
     try:
         shown = files.write_svg(path, text)
-    except FileAccessError as exc:
-        if str(exc) == GRAPHVIZ_MISSING:
+    except host.current.file_error as exc:
+        if str(exc) == host.current.graphviz_missing:
             return GRAPHVIZ_HELP
-        raise MagicError(str(exc)) from None
+        host.usage(str(exc))
     return f"wrote the graph to {shown} (SVG, rendered by Graphviz)"
 
 

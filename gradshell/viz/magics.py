@@ -17,6 +17,7 @@ import sys
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from gradshell.viz import host
 from gradshell.viz.common import ExpressionError, evaluate, lookup_tensor, namer_for, render
 
 if TYPE_CHECKING:
@@ -137,9 +138,7 @@ def _show(session: Session, renderable: Any) -> str | None:
 
 
 def _usage(text: str) -> None:
-    from gradshell.shell.magics import MagicError
-
-    raise MagicError(text)
+    host.usage(text)
 
 
 # --- %viz ----------------------------------------------------------------------------------
@@ -450,20 +449,24 @@ def _in_lang(fn: Any) -> Any:
     return run
 
 
-def register_all() -> None:
-    """Register the visualisation magics with the shell."""
-    from gradshell.shell.magics import register_magic as _register
-
-    def register_magic(name: str, fn: Any, *args: Any, **kwargs: Any) -> None:
-        _register(name, _in_lang(fn), *args, **kwargs)
-
-    register_magic("viz", viz_magic, "on|off|compact: panels after each .grad change")
-    register_magic("ledger", ledger_magic, "[NAME] [--all]: every change of NAME.grad")
-    register_magic(
-        "explain", explain_magic, "OUT [GRADIENT]: the backward pass from OUT, node by node"
-    )
-    register_magic("step", step_magic, "OUT [GRADIENT]: the backward pass one node at a time")
-    register_magic("graph", graph_magic, "OUT [--dot FILE] [--svg FILE]: the grad_fn graph")
-    register_magic("predict", predict_magic, "d(EXPR)/dX = VALUES: check a predicted gradient")
-    register_magic("xmode", xmode_magic, "plain|explain: explain autograd errors", record=True)
-    register_magic("lang", lang_magic, "en|zh: language of explanations", record=True)
+def magic_table() -> list[tuple[str, Any, str, bool]]:
+    """The visualisation magics for the shell to register: (name, function, help,
+    whether the magic is recorded in transcripts)."""
+    return [
+        (name, _in_lang(fn), help_text, record)
+        for name, fn, help_text, record in (
+            ("viz", viz_magic, "on|off|compact: panels after each .grad change", False),
+            ("ledger", ledger_magic, "[NAME] [--all]: every change of NAME.grad", False),
+            (
+                "explain",
+                explain_magic,
+                "OUT [GRADIENT]: the backward pass from OUT, node by node",
+                False,
+            ),
+            ("step", step_magic, "OUT [GRADIENT]: the backward pass one node at a time", False),
+            ("graph", graph_magic, "OUT [--dot FILE] [--svg FILE]: the grad_fn graph", False),
+            ("predict", predict_magic, "d(EXPR)/dX = VALUES: check a predicted gradient", False),
+            ("xmode", xmode_magic, "plain|explain: explain autograd errors", True),
+            ("lang", lang_magic, "en|zh: language of explanations", True),
+        )
+    ]
