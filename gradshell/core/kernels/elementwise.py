@@ -5,10 +5,9 @@ position (see ``loops``), measured against PyTorch 2.13's x86-64 build with AVX-
 
 * ``sigmoid``, ``softplus``: ``cpu_kernel_vec``: Sleef's vector ``exp`` (and ``log1p``) on
   blocks of two vectors, the C library's ``exp``/``log1p`` on each thread's tail.
-  Bit for bit, except float64 softplus, whose vector ``log1p`` is NumPy's here.
+  Bit for bit.
 * ``expm1``, ``log1p``: ``vec::map`` over Sleef's vector kernels, tails included.
-  Bit for bit in float32; float64 is the correctly rounded value (Sleef's double
-  ``expm1``/``log1p`` are not reproduced yet).
+  Bit for bit in float32 and float64.
 * ``exp``, ``log``, ``tanh``, ``sin``, ``cos``: PyTorch hands these to Intel MKL's vector
   math library (high-accuracy mode), whose code is not published and differs between
   CPUs.  Here they are the correctly rounded value (the float64 result rounded once to
@@ -120,7 +119,7 @@ def expm1(x: np.ndarray) -> np.ndarray:
     """torch.expm1: Sleef's expm1 over every element."""
     if _is32(x):
         return sleef_f32.expm1f(x)
-    return _rounded(np.expm1, x)
+    return sleef_f64.expm1d(x)
 
 
 @_flat
@@ -128,7 +127,7 @@ def log1p(x: np.ndarray) -> np.ndarray:
     """torch.log1p: Sleef's log1p over every element."""
     if _is32(x):
         return sleef_f32.log1pf(x)
-    return _rounded(np.log1p, x)
+    return sleef_f64.log1pd(x)
 
 
 # -- cpu_kernel_vec ops: vector body, scalar tail ------------------------------------------
@@ -163,7 +162,7 @@ def softplus(x: np.ndarray, beta: float = 1.0, threshold: float = 20.0) -> np.nd
             if _is32(v):
                 soft = sleef_f32.log1pf(sleef_f32.expf(bv)) / b
             else:
-                soft = np.log1p(sleef_f64.expd(bv)) / b  # log1p: NumPy's, not Sleef's
+                soft = sleef_f64.log1pd(sleef_f64.expd(bv)) / b
         return np.where(bv > th, v, soft)
 
     def scalar(v):
@@ -182,8 +181,7 @@ def _vexp(x: np.ndarray) -> np.ndarray:
 def _vlog1p(x: np.ndarray) -> np.ndarray:
     if _is32(x):
         return sleef_f32.log1pf(x)
-    with np.errstate(all="ignore"):
-        return np.log1p(x)  # Sleef's double log1p is not reproduced yet
+    return sleef_f64.log1pd(x)
 
 
 @_flat

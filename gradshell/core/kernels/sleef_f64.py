@@ -1,8 +1,10 @@
-"""Sleef's float64 vector ``exp`` (the 1.0-ulp ``xexp``), step for step in NumPy.
+"""Sleef's float64 vector ``exp``, ``expm1``, ``log1p`` and ``log`` (the 1.0-ulp ``u10``
+variants), step for step in NumPy.
 
-PyTorch's ``Vectorized<double>::exp`` calls it, so float64 sigmoid and softplus use it
-on their vector blocks.  Fused multiply-adds go through the exact float64 FMA of
-:mod:`gradshell.core.fma`; the polynomial is Sleef's Estrin scheme (``POLY10``).
+PyTorch's ``Vectorized<double>`` calls them: exp in float64 sigmoid and softplus on their
+vector blocks, expm1 and log1p over whole tensors, log in log_softmax.  Fused
+multiply-adds go through the exact float64 FMA of :mod:`gradshell.core.fma`; polynomials
+follow Sleef's Estrin schemes (``POLY7``, ``POLY10``) where the FMA build uses them.
 """
 
 from __future__ import annotations
@@ -82,6 +84,11 @@ def _dd_add2_d_d(x, y):
     return rx, (x - (rx - v)) + (y - v)
 
 
+def _dd_add_d_d(x, y):  # |x| >= |y| assumed
+    rx = x + y
+    return rx, (x - rx) + y
+
+
 def _dd_add_d2_d2(x, y):  # |x| >= |y| assumed
     rx = x[0] + y[0]
     return rx, (((x[0] - rx) + y[0]) + x[1]) + y[1]
@@ -103,6 +110,81 @@ def _dd_div(n, d):
     u = fma64(t, n[0], -s)
     v = fma64(-d[1], t, fma64(-d[0], t, 1.0))
     return s, fma64(s, v, fma64(n[1], t, u))
+
+
+def _dd_add2_d2_d(x, y):
+    rx = x[0] + y
+    v = rx - x[0]
+    return rx, ((x[0] - (rx - v)) + (y - v)) + x[1]
+
+
+def _dd_add2_d2_d2(x, y):
+    rx = x[0] + y[0]
+    v = rx - x[0]
+    return rx, ((x[0] - (rx - v)) + (y[0] - v)) + (x[1] + y[1])
+
+
+def _dd_add_d_d2(x, y):
+    rx = x + y[0]
+    return rx, ((x - rx) + y[0]) + y[1]
+
+
+def _dd_mul_d2_d2(x, y):
+    rx = x[0] * y[0]
+    return rx, fma64(x[0], y[1], fma64(x[1], y[0], fma64(x[0], y[0], -rx)))
+
+
+def _dd_squ(x):
+    rx = x[0] * x[0]
+    return rx, fma64(x[0] + x[0], x[1], fma64(x[0], x[0], -rx))
+
+
+_EXPK2_POLY = (
+    0.2092255183563157007e-8,
+    0.2505230023782644465e-7,
+    0.2755724800902135303e-6,
+    0.2755731892386044373e-5,
+    0.2480158735605815065e-4,
+    0.1984126984148071858e-3,
+    0.1388888888886763255e-2,
+    0.8333333333333347095e-2,
+    0.4166666666666669905e-1,
+)
+
+
+def _expk2(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sleef ``expk2`` of the pair (d, 0): exp as a double-double (d finite, |d| < 2**31)."""
+    dq = np.rint(d * R_LN2)
+    q = dq.astype(np.int64)
+    s = _dd_add2_d2_d((d, np.zeros_like(d)), dq * -L2U)
+    s = _dd_add2_d2_d(s, dq * -L2L)
+    s2 = _dd_squ(s)
+    s4 = _dd_squ(s2)
+    u = _poly10(s[0], s2[0], s4[0], s4[0] * s4[0], (0.1602472219709932072e-9, *_EXPK2_POLY))
+    t = _dd_add2_d2_d(_dd_mul_d2_d(s, u), 0.1666666666666666574e0)
+    t = _dd_add2_d2_d(_dd_mul_d2_d2(s, t), 0.5)
+    t = _dd_add2_d2_d2(s, _dd_mul_d2_d2(_dd_squ(s), t))
+    t = _dd_add_d_d2(1.0, t)
+    tx, ty = _ldexp2(t[0], q), _ldexp2(t[1], q)
+    low = d < -1000
+    tx[low] = 0.0
+    ty[low] = 0.0
+    return tx, ty
+
+
+@chunked
+def expm1d(a: np.ndarray) -> np.ndarray:
+    """Sleef ``xexpm1`` (u10) of a float64 array, with exact FMAs."""
+    a = np.asarray(a, np.float64)
+    with np.errstate(all="ignore"):
+        inside = np.abs(a) < 1000  # the selects below decide the rest (and NaN)
+        d = _dd_add2_d2_d(_expk2(np.where(inside, a, 0.0)), -1.0)
+        x = d[0] + d[1]
+        x[~inside] = np.nan
+        x[a > 709.782712893383996732223] = np.inf
+        x[a < -36.736800569677101399113302437] = -1.0
+        x[(a == 0) & np.signbit(a)] = -0.0
+    return x
 
 
 _LOG_POLY = (
@@ -133,6 +215,47 @@ def _getmant(x: np.ndarray) -> np.ndarray:
     return np.where(m >= 1.5, m * 0.5, m)
 
 
+def _log_core(e: np.ndarray, x: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Sleef's shared tail of log and log1p: e*ln2 + 2x + x^3 * POLY7(x^2), as a sum of a
+    double-double, for the exponent `e` and the double-double x = (m-1)/(m+1)."""
+    x2 = x[0] * x[0]
+    x4 = x2 * x2
+    x8 = x4 * x4
+    c = _LOG_POLY  # POLY7 (Estrin) in x2
+    hi = fma64(x4, c[0], fma64(x2, c[1], c[2]))
+    lo = fma64(x4, fma64(x2, c[3], c[4]), fma64(x2, c[5], c[6]))
+    t = fma64(x8, hi, lo)
+    s = _dd_mul_d2_d((0.693147180559945286226764, 2.319046813846299558417771e-17), e)
+    s = _dd_add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
+    s = _dd_add_d2_d(s, (x2 * x[0]) * t)
+    return s[0] + s[1]
+
+
+LOG1P_BOUND = 1e307  # above it Sleef's log1p returns log(d)
+
+
+@chunked
+def log1pd(d: np.ndarray) -> np.ndarray:
+    """Sleef ``xlog1p`` (u10) of a float64 array (the AVX-512 ``getexp`` form)."""
+    d = np.asarray(d, np.float64)
+    with np.errstate(all="ignore"):
+        dp1 = d + 1.0
+        e = _getexp(dp1 * (1.0 / 0.75))
+        e[np.isposinf(e)] = 1024.0
+        q = np.where(np.isfinite(e), -e, 0.0).astype(np.int64)
+        t = ((q + 1023) << 52).view(np.float64)  # ldexp3(1, -e): the exponent field
+        m = fma64(d, t, t - 1.0)
+        x = _dd_div((m, np.zeros_like(m)), _dd_add_d_d(2.0, m))
+        r = _log_core(e, x)
+        big = d > LOG1P_BOUND
+        if big.any():
+            r[big] = logd(d[big])
+        r[(d < -1) | np.isnan(d)] = np.nan
+        r[d == -1] = -np.inf
+        r[(d == 0) & np.signbit(d)] = -0.0
+    return r
+
+
 def logd(d: np.ndarray) -> np.ndarray:
     """Sleef ``xlog_u1`` (u10) of a float64 array (the AVX-512 ``getexp``/``getmant`` form),
     with exact FMAs (it is applied to few elements: one per softmax row)."""
@@ -142,17 +265,7 @@ def logd(d: np.ndarray) -> np.ndarray:
         e[np.isposinf(e)] = 1024.0
         m = _getmant(d)
         x = _dd_div(_dd_add2_d_d(-1.0, m), _dd_add2_d_d(1.0, m))
-        x2 = x[0] * x[0]
-        x4 = x2 * x2
-        x8 = x4 * x4
-        c = _LOG_POLY  # POLY7 (Estrin) in x2
-        hi = fma64(x4, c[0], fma64(x2, c[1], c[2]))
-        lo = fma64(x4, fma64(x2, c[3], c[4]), fma64(x2, c[5], c[6]))
-        t = fma64(x8, hi, lo)
-        s = _dd_mul_d2_d((0.693147180559945286226764, 2.319046813846299558417771e-17), e)
-        s = _dd_add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
-        s = _dd_add_d2_d(s, (x2 * x[0]) * t)
-        r = s[0] + s[1]
+        r = _log_core(e, x)
         # vfixupimm: log(+inf) = inf, log(±0) = -inf, log(<0) = nan, nan stays nan
         r[np.isposinf(d)] = np.inf
         r[d == 0] = -np.inf
