@@ -190,21 +190,49 @@ def test_sigmoid_float64_random_and_special():
     _assert_bitwise(E.sigmoid(x), torch.sigmoid(torch.from_numpy(x)).numpy())
 
 
+@pytest.mark.parametrize("op", ["expm1", "log1p", "softplus", "log_sigmoid"])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_sleef_float64_bitwise(op, data):
+    # Sleef's double expm1 and log1p (and softplus, log_sigmoid built on them)
+    x = data.draw(st.sampled_from([1, 7, 8, 9, 16, 17, 33]).flatmap(
+        lambda n: hnp.arrays(np.float64, n, elements=st.one_of(
+            _floats64(), st.floats(-40, 40), st.sampled_from([-1.0, 709.9, -745.2, 1e307])))))  # fmt: skip
+    ref = {"expm1": torch.expm1, "log1p": torch.log1p, "softplus": F.softplus,
+           "log_sigmoid": F.logsigmoid}[op]  # fmt: skip
+    _assert_bitwise(getattr(E, op)(x), ref(torch.from_numpy(x)).numpy())
+
+
+def test_sleef_float64_random():
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.standard_normal(3000) * 8, rng.uniform(-1, 1, 1000) * 1e-4,
+                        np.exp(rng.uniform(-700, 700, 1000))])  # fmt: skip
+    for op, ref in [("expm1", torch.expm1), ("log1p", torch.log1p), ("softplus", F.softplus)]:
+        v = np.abs(x) if op == "log1p" else x
+        _assert_bitwise(getattr(E, op)(v), ref(torch.from_numpy(v)).numpy())
+
+
 # -- backward kernels ------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [5, 33, 45, 1000, 40000])
 def test_backward_kernels_bitwise(dtype, n):
+    # PyTorch's backward kernels reached through autograd (its output y, then x.grad)
     rng = np.random.default_rng(n)
     x = (rng.standard_normal(n) * 4).astype(dtype)
     g = rng.standard_normal(n).astype(dtype)
-    y = np.tanh(x).astype(dtype)
-    tg, tx, ty = (torch.from_numpy(a) for a in (g, x, y))
-    _assert_bitwise(E.tanh_backward(g, y), torch.ops.aten.tanh_backward(tg, ty).numpy())
-    s = E.sigmoid(x)
-    want = torch.ops.aten.sigmoid_backward(tg, torch.from_numpy(s)).numpy()
-    _assert_bitwise(E.sigmoid_backward(g, s), want)
+
+    def forward_and_grad(fn):
+        tx = torch.from_numpy(x).requires_grad_()
+        y = fn(tx)
+        y.backward(torch.from_numpy(g))
+        return y.detach().numpy(), tx.grad.numpy()
+
+    y, want = forward_and_grad(torch.tanh)
+    _assert_bitwise(E.tanh_backward(g, y), want)
+    y, want = forward_and_grad(torch.sigmoid)
+    _assert_bitwise(E.sigmoid_backward(g, y), want)
     for beta, threshold in [(1.0, 20.0), (2.0, 3.0)]:
-        want = torch.ops.aten.softplus_backward(tg, tx, beta, threshold).numpy()
+        _, want = forward_and_grad(lambda t: F.softplus(t, beta=beta, threshold=threshold))  # noqa: B023
         _assert_bitwise(E.softplus_backward(g, x, beta, threshold), want)
 
 
