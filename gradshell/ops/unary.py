@@ -35,6 +35,7 @@ from gradshell.ops.explanation import (
 )
 from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.inplace import apply_inplace
+from gradshell.ops.registry import op
 from gradshell.ops.scalar import add_scalar, mul_scalar
 from gradshell.ops.selection import where
 
@@ -750,6 +751,47 @@ class AtanBackward0(Node):
 def atan(self) -> Tensor:
     """Inverse tangent."""
     return unary(self, "arctan", AtanBackward0, "self")
+
+
+class AsinhBackward0(Node):
+    """d asinh(x)/dx = 1/√(x² + 1)."""
+
+    def backward(self, g):
+        # PyTorch's formula: grad * (self.pow(2) + 1).rsqrt()
+        x = self.saved("self")
+        return (g * _add_scalar(x.pow(2), 1).rsqrt(),)
+
+    explain = unary_formula(
+        "asinh", "1/√({x}² + 1)", lambda c: 1 / np.sqrt(c.saved("self") ** 2 + 1)
+    )
+
+
+class AsinhBackward1(Node):
+    """asinh_ in place: PyTorch has no derivative for it, so backward through it fails."""
+
+    no_explanation = "PyTorch implements no derivative for asinh_ (in place)"
+
+    def backward(self, g):
+        raise NotImplementedError(
+            "the derivative for 'inplace version of asinh' is not implemented."
+        )
+
+
+def asinh_(self):
+    """asinh_: the in-place form records its own node, AsinhBackward1."""
+    return apply_inplace(self, lambda x: unary(x, "arcsinh", AsinhBackward1), (), {}, "asinh_")
+
+
+@op(
+    "asinh",
+    "arcsinh",
+    torch=("asinh", "arcsinh"),
+    inplace=("asinh_", "arcsinh_"),
+    inplace_fn=asinh_,
+)
+def asinh(self) -> Tensor:
+    """Inverse hyperbolic sine."""
+    return unary(self, "arcsinh", AsinhBackward0, "self")
 
 
 class SoftplusBackward0(Node):
