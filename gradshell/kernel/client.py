@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from gradshell.kernel.protocol import Closed, ProtocolError, Reader, write_message
+from gradshell.kernel.protocol import (
+    Closed,
+    MessageTooLarge,
+    ProtocolError,
+    Reader,
+    write_message,
+)
 from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
 from gradshell.shell.session import CellResult, Prompts, source_is_complete
 
@@ -354,6 +360,11 @@ class KernelSession(Prompts):
             text = f"gradshell: the sandboxed kernel could not start: {exc}\n"
             self._show_error(text)
             return CellResult("".join(collected) + text, "", exc, None, source)
+        except MessageTooLarge:
+            text = "gradshell: this input is too long to run (the limit is 64 MiB)\n"
+            self._show_error(text)
+            error = KernelError("Refused", text.strip())
+            return CellResult(text, "", error, None, source)
         except KernelLost as exc:
             text = self._recover(str(exc))
             self._show_error(text)
@@ -387,6 +398,9 @@ class KernelSession(Prompts):
         except KernelStartError as exc:
             self._show_error(f"gradshell: the sandboxed kernel could not start: {exc}\n")
             self.tutor_state = {**self.tutor_state, "finished": True}
+            return {}
+        except MessageTooLarge:
+            self._show_error("gradshell: this input is too long (the limit is 64 MiB)\n")
             return {}
         except KernelLost as exc:
             self._show_error(self._recover_lesson(str(exc)))
@@ -463,9 +477,17 @@ class KernelSession(Prompts):
                 if kept < MAX_COLLECTED:  # a runaway print loop must not fill memory
                     collected.append(text)
             elif kind == "service":
-                self._send(self._serve(message))
+                self._send_reply(self._serve(message))
             elif kind in ("result", "completions", "state", "error"):
                 return message
+
+    def _send_reply(self, reply: dict[str, Any]) -> None:
+        """Answer a service request; an answer too large for the wire (a huge file to
+        %load) becomes a refusal, so the kernel never waits for one that cannot come."""
+        try:
+            self._send(reply)
+        except MessageTooLarge:
+            self._send({"type": "reply", "ok": False, "error": "the file is too large to read"})
 
     def _signal(self, sig: int) -> None:
         if self._proc is not None:

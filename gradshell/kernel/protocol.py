@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import struct
 import time
@@ -28,11 +29,25 @@ class Closed(ProtocolError):
     """The other side closed its end of the pipe."""
 
 
+class MessageTooLarge(ProtocolError):
+    """A message this side was about to send is over `MAX_MESSAGE` (nothing was sent)."""
+
+
+#: Lone surrogates: a Python str may hold them (chr(0xd800), a file read with
+#: surrogateescape), UTF-8 cannot.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
 def encode(message: dict[str, Any]) -> bytes:
-    """One message as bytes on the wire."""
-    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """One message as bytes on the wire; a lone surrogate in its text becomes U+FFFD, so
+    that any str learner code makes (or a terminal hands us) can cross."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        body = text.encode("utf-8")
+    except UnicodeEncodeError:
+        body = _SURROGATES.sub("\ufffd", text).encode("utf-8")
     if len(body) > MAX_MESSAGE:
-        raise ProtocolError(f"message of {len(body):,} bytes is over the limit")
+        raise MessageTooLarge(f"message of {len(body):,} bytes is over the limit")
     return _HEADER.pack(len(body)) + body
 
 
@@ -90,4 +105,12 @@ class Reader:
             self._buffer += chunk
 
 
-__all__ = ["MAX_MESSAGE", "Closed", "ProtocolError", "Reader", "encode", "write_message"]
+__all__ = [
+    "MAX_MESSAGE",
+    "Closed",
+    "MessageTooLarge",
+    "ProtocolError",
+    "Reader",
+    "encode",
+    "write_message",
+]

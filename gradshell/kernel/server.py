@@ -26,7 +26,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from gradshell.kernel.protocol import Closed, Reader, write_message
+from gradshell.kernel.protocol import Closed, MessageTooLarge, Reader, write_message
 
 #: The CPU seconds a cell may use beyond its wall-clock limit before SIGXCPU ends the
 #: kernel (a last resort for native loops that ignore the time-limit signal).
@@ -37,6 +37,14 @@ PR_SET_PDEATHSIG = 1
 
 #: The most characters one stream message carries.
 STREAM_PIECE = 1 << 20
+
+#: The most characters of text one result carries in each of its fields (the output, the
+#: error's message): a cell that printed more streamed it already, piece by piece, and a
+#: result over the wire's message limit could not be sent at all.
+MAX_RESULT_TEXT = 4 << 20
+
+#: The most characters of an input() prompt sent to the front end.
+MAX_PROMPT = 1 << 16
 
 
 class Channel:
@@ -95,7 +103,10 @@ class RemoteFiles:
     def _ask(self, op: str, **args: Any) -> dict[str, Any]:
         from gradshell.shell.files import FileAccessError
 
-        reply = self.channel.ask(op, **args)
+        try:
+            reply = self.channel.ask(op, **args)
+        except MessageTooLarge:
+            raise FileAccessError("the text is too large to write (the limit is 64 MiB)") from None
         if not reply.get("ok"):
             raise FileAccessError(str(reply.get("error", "the front end refused")))
         return reply
@@ -163,8 +174,8 @@ class Kernel:
         """Lesson mode: a Tutor whose text streams to the front end and whose progress
         the front end keeps."""
         from gradshell.kernel.remote_progress import RemoteProgressStore
-        from gradshell.learn.tutor import Tutor
         from gradshell.learn.lesson import load_course
+        from gradshell.learn.tutor import Tutor
 
         self.tutor = Tutor(
             load_course(),
@@ -194,7 +205,7 @@ class Kernel:
         def read_input(prompt: Any = "") -> str:
             """Read a line from the learner (through the front end)."""
             text = "" if prompt is None else str(prompt)
-            reply = self.channel.ask("input", prompt=text)
+            reply = self.channel.ask("input", prompt=text[:MAX_PROMPT])
             if reply.get("ok"):
                 return str(reply.get("line", ""))
             if reply.get("error") == "KeyboardInterrupt":
@@ -254,14 +265,11 @@ class Kernel:
                 reply = handler(request)
             except Exception as exc:  # a fault of gradshell's own: report, keep serving
                 detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-                reply = {
-                    "type": "result",
-                    "output": f"gradshell: internal error in the kernel: {detail}\n",
-                    "visual": "",
-                    "error": {"type": "InternalError", "message": detail},
-                    "exit_code": None,
-                }
-            self.channel.send(reply)
+                reply = _internal_error(detail)
+            try:
+                self.channel.send(fit_result(reply))
+            except MessageTooLarge as exc:  # a reply that no trimming could fit
+                self.channel.send(_internal_error(str(exc)))
 
     def _op_run_cell(self, request: dict[str, Any]) -> dict[str, Any]:
         self._apply_display(request)
@@ -388,6 +396,40 @@ class Kernel:
             raise KeyboardInterrupt
 
 
+def _internal_error(detail: str) -> dict[str, Any]:
+    """The result that reports a fault of gradshell's own (the kernel keeps serving)."""
+    return {
+        "type": "result",
+        "output": f"gradshell: internal error in the kernel: {detail[:MAX_PROMPT]}\n",
+        "visual": "",
+        "error": {"type": "InternalError", "message": detail[:MAX_PROMPT]},
+        "exit_code": None,
+    }
+
+
+def _trim(text: Any, what: str) -> Any:
+    """`text` cut to MAX_RESULT_TEXT characters, saying so (anything else unchanged)."""
+    if not isinstance(text, str) or len(text) <= MAX_RESULT_TEXT:
+        return text
+    half = MAX_RESULT_TEXT // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n… ({cut:,} characters of this {what} left out) …\n{text[-half:]}"
+
+
+def fit_result(reply: dict[str, Any]) -> dict[str, Any]:
+    """A reply whose long texts (output, picture, error message) are trimmed to fit the
+    wire: a cell that printed 70 MB, or raised an error whose message is that long, still
+    gets its answer instead of ending the kernel."""
+    fitted = dict(reply)
+    for key in ("output", "visual", "text"):
+        if key in fitted:
+            fitted[key] = _trim(fitted[key], "output")
+    error = fitted.get("error")
+    if isinstance(error, dict) and "message" in error:
+        fitted["error"] = {**error, "message": _trim(error["message"], "message")}
+    return fitted
+
+
 def describe_error(error: BaseException | None) -> dict[str, Any] | None:
     """An exception as plain data for the front end."""
     if error is None:
@@ -490,4 +532,12 @@ def main() -> int:
     return 0
 
 
-__all__ = ["Channel", "Kernel", "RemoteFiles", "StreamSender", "describe_error", "main"]
+__all__ = [
+    "Channel",
+    "Kernel",
+    "RemoteFiles",
+    "StreamSender",
+    "describe_error",
+    "fit_result",
+    "main",
+]

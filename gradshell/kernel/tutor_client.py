@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from gradshell.kernel.client import KernelSession
-from gradshell.learn.tutor import Mode
 from gradshell.learn.i18n import tr
 from gradshell.learn.progress import ProgressStore
+from gradshell.learn.tutor import Mode
 
 
 class KernelTutor:

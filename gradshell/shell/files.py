@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -82,6 +83,29 @@ class FileService(Protocol):
 
 GRAPHVIZ_MISSING = "Graphviz's dot is not installed"
 
+#: The largest file `%load` reads (a learner's program, not a data set).
+MAX_READ_BYTES = 16 * 1024 * 1024
+
+
+def _read_regular(target: Path, limit: int) -> bytes:
+    """The bytes of the regular file `target`, at most `limit` of them.
+
+    Opened without blocking and without following a last-moment symlink, then checked to
+    be a regular file: a FIFO or device put in the session directory (by code in the
+    kernel) must not stall the front end, nor a huge file fill its memory."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(target, flags)
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if info.st_size > limit:
+            raise OSError(errno.EFBIG, f"the file is too large ({info.st_size:,} bytes)")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, "the file is too large")
+    return data
+
 
 class LocalFiles:
     """A FileService doing its own I/O under a PathPolicy (the trusted side's)."""
@@ -90,10 +114,10 @@ class LocalFiles:
         self.policy = policy
 
     def read_text(self, path: str) -> str:
-        """The text of `path` (UTF-8)."""
+        """The text of `path` (UTF-8): a regular file of at most MAX_READ_BYTES."""
         target = self.policy.resolve(path)
         try:
-            return target.read_text(encoding="utf-8")
+            return _read_regular(target, MAX_READ_BYTES).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise FileAccessError(f"cannot read {path}: {_reason(exc)}") from None
 
@@ -184,6 +208,7 @@ def _reason(exc: BaseException) -> str:
 
 __all__ = [
     "GRAPHVIZ_MISSING",
+    "MAX_READ_BYTES",
     "FileAccessError",
     "FileService",
     "LocalFiles",

@@ -437,7 +437,13 @@ def _numpy_exports() -> dict[str, Any]:
     exports["linalg"] = SafeModule("numpy.linalg", _expose_all(linalg), _NP_NOTE, np.linalg)
 
     _register_numpy_types(np)
-    return _expose_all(exports)
+    # NumPy's array and scalar base classes are offered to name (isinstance, annotations),
+    # not to call: `np.ndarray(shape, dtype=object, buffer=b'...')` reads raw bytes as
+    # object pointers, and `np.ndarray(shape)` allocates without the size check.
+    named_only = {name: exports.pop(name) for name in ("ndarray", "generic")}
+    _expose_all(exports)
+    exports.update(named_only)
+    return exports
 
 
 _NP_NOTE = " (gradshell offers NumPy's arrays, math, dtypes, linalg and random)"

@@ -150,6 +150,14 @@ HOST_ATTACKS = [
     ("kill-parent", "import os\nos.kill(os.getppid(), 9)"),
     ("signal-ignore-alarm", "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)"),
     ("threading", "import threading\nthreading.Thread(target=print).start()"),
+    # NumPy's array class called directly: raw bytes read as object pointers
+    (
+        "ndarray-buffer-pointers",
+        "import numpy as np\n"
+        "p = ''.join(chr(b) for b in [0, 16, 0, 0, 0, 0, 0, 0]).encode('latin-1')\n"
+        "print(np.ndarray((1,), dtype=object, buffer=p))",
+    ),
+    ("ndarray-class-of-array", "import numpy as np\ntype(np.ones(1))((1,), object, b'x' * 8)"),
 ]
 
 # Raw Python for the checker-less kernel: only the OS stands in the way.
@@ -175,6 +183,35 @@ RAW_ATTACKS = [
     ("raw-kill-parent", "import os\nos.kill(os.getppid(), 9)"),
     ("raw-chmod-secret", "import os\nos.chmod('SECRET', 0o777)"),
     ("raw-setuid-root", "import os\nos.setuid(0)\nopen('CANARY', 'w')"),
+    ("raw-proc-root", "print(open('/proc/self/root' + 'SECRET').read())"),
+    ("raw-proc-cwd-up", "print(open('/proc/self/cwd/../secret.txt').read())"),
+    ("raw-dev-shm", "open('/dev/shm/gradshell-redteam', 'w').write('x')"),
+    ("raw-rename-out", "open('a', 'w').write('x')\nimport os\nos.rename('a', 'CANARY')"),
+    ("raw-symlink-write", "import os\nos.symlink('CANARY', 'ln')\nopen('ln', 'w').write('x')"),
+    (
+        "raw-memfd-exec",
+        "import os\nfd = os.memfd_create('x')\nos.write(fd, b'#!/bin/sh\\ntouch CANARY\\n')\n"
+        "os.execv(f'/proc/self/fd/{fd}', ['x'])",
+    ),
+    ("raw-posix-spawn", "import os\nos.posix_spawn('/bin/touch', ['touch', 'CANARY'], {})"),
+    (
+        "raw-clone3",
+        "import ctypes\nprint(ctypes.CDLL(None).syscall(435, 0, 0))\nopen('CANARY', 'w')",
+    ),
+    (
+        "raw-pidfd-getfd",
+        "import os, ctypes\nfd = os.pidfd_open(os.getppid())\nctypes.CDLL(None).syscall(438, fd, 0, 0)",
+    ),
+    (
+        "raw-mknod-device",
+        "import os\nos.mknod('mem', 0o600 | 0o20000, os.makedev(1, 1))\nprint(open('mem', 'rb').read(8))",
+    ),
+    ("raw-tiocsti", "import fcntl, termios\nfcntl.ioctl(0, termios.TIOCSTI, b'x')"),
+    (
+        "raw-udp",
+        "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', PORT))",
+    ),
+    ("raw-setrlimit-raise", "import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))"),
     (
         "raw-unshare",
         "import ctypes\nprint(ctypes.CDLL(None).unshare(0x10000000))\nopen('CANARY', 'w')",
@@ -225,6 +262,9 @@ BOMBS = [
     ),
     ("explain-huge", "%explain y"),
     ("big-file", "import torch\ntorch.save(torch.zeros(10**8), 'big.pt')"),
+    ("ndarray-unsized", "import numpy as np\nnp.ndarray((10**6, 10**6))"),
+    ("infinite-star-print", "import itertools\nprint(*itertools.count())"),
+    ("list-of-endless-iterator", "import itertools\nlist(itertools.repeat(1))"),
 ]
 
 
@@ -329,3 +369,80 @@ def test_concurrent_interrupt_and_output(target):
         timer.join()
         assert "KeyboardInterrupt" in r.output or "gradshell:" in r.output
         assert k.run_cell("keep").output == "41\n"
+
+
+# What learner code (here without the checker) sends back must never end the kernel or
+# the front end: texts too long for one message, lone surrogates UTF-8 cannot encode, and
+# bytes that look like the wire's own frames.
+WIRE_ATTACKS = [
+    ("huge-print", "print('x' * 70_000_000)"),
+    ("huge-error-message", "raise ValueError('x' * 70_000_000)"),
+    ("huge-value", "'x' * 70_000_000"),
+    ("surrogate-print", "print('\\ud800')"),
+    ("surrogate-error", "raise ValueError('\\udcff')"),
+    ("surrogate-prompt", "input('\\ud800')"),
+    ("surrogate-repr", "class A:\n    def __repr__(self):\n        return chr(0xd800)\nA()"),
+    ("fake-frame", 'print(\'\\x00\\x00\\x00\\x10{"type":"result"}\')'),
+    ("nul-output", "print('a\\x00b')"),
+]
+
+
+def test_what_the_kernel_sends_back_never_breaks_the_wire(target):
+    with _kernel(target, checker=False) as k:
+        k.read_line = lambda: "an answer"
+        for name, source in WIRE_ATTACKS:
+            result = k.run_cell(source)
+            assert "exited unexpectedly" not in result.output, name
+            assert len(result.output) <= 20 * 1024 * 1024, name
+            assert k.run_cell("keep").output == "41\n", name
+        assert k.restarts == 0
+        assert "\ufffd" in k.run_cell("print(chr(0xd800))").output
+
+
+def test_the_front_end_serves_files_and_lines_it_cannot_send_without_breaking(target):
+    """A FIFO or a huge file in the session directory given to %load, a line of input
+    with bytes that are not UTF-8, an input too long to send: each gets a clear message,
+    the front end neither hangs nor raises, and the kernel is not replaced."""
+    fifo = target.session_dir / "pipe"
+    os.mkfifo(fifo)
+    big = target.session_dir / "big.txt"
+    big.write_text("x" * (70 * 1024 * 1024))
+    try:
+        with _kernel(target, checker=True) as k:
+            assert "not a regular file" in k.run_cell("%load pipe").output
+            assert "too large" in k.run_cell("%load big.txt").output
+            k.read_line = lambda: "caf\udce9"  # a terminal's surrogateescape
+            assert k.run_cell("len(input())").output == "4\n"
+            long = k.run_cell("x = 1  # " + "y" * (65 * 1024 * 1024))
+            assert "too long" in long.output
+            assert k.run_cell("keep").output == "41\n"
+            assert k.restarts == 0
+    finally:
+        fifo.unlink()
+        big.unlink()
+
+
+def test_a_kernel_cannot_signal_or_read_another_sessions_kernel(tmp_path):
+    """Two learners' kernels both run as 'nobody': neither reaches the other."""
+    sessions = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        k = KernelSession(
+            viz=False, time_limit=5.0, grace=1.0, policy=PathPolicy(tmp_path / name), checker=False
+        )
+        sessions.append(k)
+    a, b = sessions
+    try:
+        assert b.run_cell("keep = 2").error is None
+        pid = b._proc.pid
+        for source in (
+            f"import os, signal\nos.kill({pid}, signal.SIGKILL)",
+            f"print(open('/proc/{pid}/environ').read())",
+            f"import os\nprint(os.listdir('{tmp_path / 'b'}'))",
+        ):
+            assert a.run_cell(source).error is not None, source
+        assert b.run_cell("keep").output == "2\n"
+        assert b.restarts == 0
+    finally:
+        a.close()
+        b.close()
