@@ -27,6 +27,7 @@ import numpy as np
 
 from gradshell.core.fma import fma64
 from gradshell.core.kernels import fp32, libm, sleef_f32, sleef_f64
+from gradshell.core.kernels.fp32 import CHUNK
 from gradshell.core.kernels.loops import vec_and_scalar, vec_and_scalar2
 
 F32 = np.float32
@@ -52,11 +53,23 @@ def _is32(x: np.ndarray) -> bool:
 
 
 def _rounded(fn, x: np.ndarray) -> np.ndarray:
-    """`fn` in float64 rounded once to x's dtype (the correctly rounded value, nearly)."""
+    """`fn` in float64 rounded once to x's dtype (the correctly rounded value, nearly).
+
+    float32 goes through one float64 buffer of ``CHUNK`` elements, reused for every block
+    (converted in, computed in place, rounded out): three passes, no large temporaries.
+    """
     with np.errstate(all="ignore"):
-        if _is32(x):
-            return fn(x.astype(np.float64)).astype(np.float32)
-        return fn(x)
+        if not _is32(x):
+            return fn(x)
+        n = x.size
+        out = np.empty(n, np.float32)
+        buf = np.empty(min(n, CHUNK), np.float64)
+        for i in range(0, n, CHUNK):
+            b = buf[: min(CHUNK, n - i)]
+            np.copyto(b, x[i : i + CHUNK])
+            fn(b, out=b)
+            np.copyto(out[i : i + CHUNK], b, casting="unsafe")
+        return out
 
 
 # -- MKL-backed ops: the correctly rounded value ----------------------------------------
@@ -83,6 +96,37 @@ def log(x: np.ndarray) -> np.ndarray:
     """
     if not _is32(x):
         return _rounded(np.log, x)
+    return _log32(x)
+
+
+_SQRT2_MANT = 0x3504F4  # significand bits of the first float32 in [1, 2) above sqrt(2)
+
+
+@fp32.blockwise
+def _log32(x: np.ndarray) -> np.ndarray:
+    bits = x.view(np.int32)
+    if not (bits.min() >= 0x00800000 and bits.max() < 0x7F800000):
+        return _log32_any(x)  # zeros, subnormals, negatives, inf, nan
+    # positive normal x = 2^e * m, m in [sqrt(1/2), sqrt(2)), from the bits
+    mant = np.bitwise_and(bits, 0x007FFFFF)
+    top = np.greater_equal(mant, _SQRT2_MANT).view(np.int8)  # m >= sqrt(2): halve it
+    e = np.right_shift(bits, 23)
+    e -= 127
+    e += top
+    ef = e.astype(F32)
+    np.subtract(127, top, out=e, dtype=np.int32)
+    np.left_shift(e, 23, out=e)
+    e |= mant
+    logm = e.view(F32).astype(np.float64)
+    np.log(logm, out=logm)
+    r = ef * _LN2_LO
+    r += logm.astype(F32)
+    ef *= _LN2_HI
+    r += ef
+    return r
+
+
+def _log32_any(x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         m, e = np.frexp(x.astype(np.float64))
         low = m * 2.0 < np.sqrt(2.0)

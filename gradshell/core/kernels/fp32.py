@@ -35,6 +35,13 @@ def _redo_exact(r: np.ndarray, idx: np.ndarray, a, b, c) -> None:
     r.reshape(-1)[idx] = fma32(*pick)
 
 
+def _f64(v):
+    """`v` as float64: an array cast whole, a scalar as a Python float."""
+    if isinstance(v, np.ndarray) and v.ndim:
+        return v.astype(np.float64)
+    return float(v)
+
+
 def fma(a, b, c, normal: bool = False) -> np.ndarray:
     """``RN32(a*b + c)`` with one rounding, for float32 arrays or scalars (broadcasting).
 
@@ -46,13 +53,15 @@ def fma(a, b, c, normal: bool = False) -> np.ndarray:
     one reduction) are recomputed exactly.  ``normal=True`` is the caller's proof that
     no result is a nonzero value below 2**-126 unless it is exact (skips that test).
     """
-    s = np.multiply(a, b, dtype=np.float64)
+    # every operand converted to float64 by a plain cast first: a ufunc fed mixed dtypes
+    # casts through small buffers and runs several times slower
+    s = _f64(a) * _f64(b)
     if s.ndim == 0:
         return np.asarray(fma32(a, b, c), dtype=F32)
     if np.shape(c) == () or np.shape(c) == s.shape:
-        np.add(s, c, out=s)
+        np.add(s, _f64(c), out=s)
     else:
-        s = s + np.asarray(c, dtype=np.float64)
+        s = s + _f64(c)
     with np.errstate(over="ignore", invalid="ignore"):
         r = s.astype(F32)
     bits = s.view(np.int64)

@@ -37,34 +37,43 @@ def scalar_mask(n: int, dtype: np.dtype, threads: int | None = None) -> np.ndarr
     return mask
 
 
+def scalar_indices(n: int, dtype: np.dtype, threads: int | None = None) -> np.ndarray:
+    """The positions in ``range(n)`` where ``cpu_kernel_vec`` runs the scalar lambda: a
+    short tail (under one block) at the end of each thread's share."""
+    threads = get_num_threads() if threads is None else threads
+    block = block_size(dtype)
+    tails = [np.arange(b + (e - b) // block * block, e) for b, e in _chunks(n, GRAIN_SIZE, threads)]
+    return np.concatenate(tails) if tails else np.zeros(0, np.intp)
+
+
 def vec_and_scalar(x: np.ndarray, vec_fn, scalar_fn) -> np.ndarray:
     """Apply ``vec_fn`` to the elements on the vector path and ``scalar_fn`` to the tails.
 
     `x` is read in memory order (C order for a C-contiguous array, the layout of a dense
     permuted array otherwise), as TensorIterator coalesces a dense tensor into one range.
+    The vector function runs over the whole range (the few tail elements it also computes
+    are overwritten), so no boolean selection of the body is needed.
     """
     order = "F" if (x.flags.f_contiguous and not x.flags.c_contiguous) else "C"
     flat = x.ravel(order=order)
-    mask = scalar_mask(flat.size, flat.dtype)
-    out = np.empty_like(flat)
-    if mask.all():
-        out[:] = scalar_fn(flat)
-    elif not mask.any():
-        out[:] = vec_fn(flat)
+    tail = scalar_indices(flat.size, flat.dtype)
+    if tail.size == flat.size:
+        out = np.asarray(scalar_fn(flat), dtype=flat.dtype)
     else:
-        out[~mask] = vec_fn(flat[~mask])
-        out[mask] = scalar_fn(flat[mask])
+        out = np.asarray(vec_fn(flat), dtype=flat.dtype)
+        if tail.size:
+            out[tail] = scalar_fn(flat[tail])
     return out.reshape(x.shape, order=order)
 
 
 def vec_and_scalar2(a: np.ndarray, b: np.ndarray, vec_fn, scalar_fn) -> np.ndarray:
     """``vec_and_scalar`` for a kernel of two same-shaped C-ordered arrays."""
     fa, fb = a.reshape(-1), b.reshape(-1)
-    mask = scalar_mask(fa.size, fa.dtype)
-    out = np.empty_like(fa)
-    if not mask.any():
-        out[:] = vec_fn(fa, fb)
+    tail = scalar_indices(fa.size, fa.dtype)
+    if tail.size == fa.size:
+        out = np.asarray(scalar_fn(fa, fb), dtype=fa.dtype)
     else:
-        out[~mask] = vec_fn(fa[~mask], fb[~mask])
-        out[mask] = scalar_fn(fa[mask], fb[mask])
+        out = np.asarray(vec_fn(fa, fb), dtype=fa.dtype)
+        if tail.size:
+            out[tail] = scalar_fn(fa[tail], fb[tail])
     return out.reshape(a.shape)
