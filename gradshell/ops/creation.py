@@ -96,21 +96,25 @@ def _filled(fname: str, sizes, value, dtype, device, requires_grad) -> Tensor:
     return _finish(data, dt, requires_grad, device)
 
 
+@registry.op(torch=("ones",))
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
     """A tensor of ones."""
     return _filled("ones", size, 1, dtype, device, requires_grad)
 
 
+@registry.op(torch=("zeros",))
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
     """A tensor of zeros."""
     return _filled("zeros", size, 0, dtype, device, requires_grad)
 
 
+@registry.op(torch=("empty",))
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
     """A tensor whose values are not set (gradshell fills it with zeros)."""
     return _filled("empty", size, 0, dtype, device, requires_grad)
 
 
+@registry.op(torch=("full",))
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor filled with `fill_value` (its dtype follows the value, as in PyTorch)."""
     if isinstance(fill_value, Tensor):
@@ -134,6 +138,7 @@ def _like(fname: str, t: Tensor, value, dtype, device, requires_grad) -> Tensor:
     return _finish(data, dt, requires_grad, device)
 
 
+@registry.op(torch=("ones_like",))
 def ones_like(
     input,
     *,
@@ -147,6 +152,7 @@ def ones_like(
     return _like("ones_like", input, 1, dtype, device, requires_grad)
 
 
+@registry.op(torch=("zeros_like",))
 def zeros_like(
     input,
     *,
@@ -160,6 +166,7 @@ def zeros_like(
     return _like("zeros_like", input, 0, dtype, device, requires_grad)
 
 
+@registry.op(torch=("empty_like",))
 def empty_like(
     input,
     *,
@@ -173,6 +180,7 @@ def empty_like(
     return _like("empty_like", input, 0, dtype, device, requires_grad)
 
 
+@registry.op(torch=("full_like",))
 def full_like(
     input,
     fill_value,
@@ -187,6 +195,7 @@ def full_like(
     return _like("full_like", input, fill_value, dtype, device, requires_grad)
 
 
+@registry.op(torch=("eye",))
 def eye(
     n: int,
     m: int | None = None,
@@ -208,6 +217,7 @@ def eye(
     return _finish(backend_for(device).eye(n, m, dtype=dt.np), dt, requires_grad, device)
 
 
+@registry.op(torch=("arange",))
 def arange(
     start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
@@ -235,6 +245,7 @@ def arange(
     return _finish(data, dtype, requires_grad, device)
 
 
+@registry.op(torch=("range",))
 def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """Deprecated torch.range: like arange but includes `end`."""
     warnings.warn(
@@ -250,6 +261,7 @@ def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     return _finish(data, dt, requires_grad, device)
 
 
+@registry.op(torch=("linspace",))
 def linspace(
     start, end, steps: int, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
@@ -301,6 +313,7 @@ def _linspace_float(start: float, end: float, steps: int, np_dtype) -> np.ndarra
     return np.where(idx < steps // 2, first, second)
 
 
+@registry.op(torch=("logspace",))
 def logspace(
     start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad=False
 ) -> Tensor:
@@ -365,6 +378,7 @@ def _to_nested(data):
     return data
 
 
+@registry.op(torch=("tensor",))
 def tensor(
     data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
@@ -398,6 +412,7 @@ def tensor(
     return _finish(arr, dt, requires_grad, device)
 
 
+@registry.op(torch=("as_tensor",))
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """`data` as a tensor, sharing memory with tensors and NumPy arrays where possible."""
     if isinstance(data, Tensor):
@@ -409,6 +424,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
+@registry.op(torch=("from_numpy",))
 def from_numpy(a) -> Tensor:
     """A tensor sharing memory with the NumPy array `a`."""
     if not isinstance(a, np.ndarray):
@@ -513,6 +529,18 @@ ShortTensor = _legacy_type(dtypes.int16)
 CharTensor = _legacy_type(dtypes.int8)
 ByteTensor = _legacy_type(dtypes.uint8)
 BoolTensor = _legacy_type(dtypes.bool_)
+for _cls in (
+    FloatTensor,
+    DoubleTensor,
+    HalfTensor,
+    LongTensor,
+    IntTensor,
+    ShortTensor,
+    CharTensor,
+    ByteTensor,
+    BoolTensor,
+):
+    registry.function(_cls.__name__, _cls)
 LEGACY_TYPES = {
     c.__name__: c
     for c in (

@@ -1,7 +1,9 @@
 """gradshell's torch: the PyTorch-like namespace the shell gives learners as `torch`.
 
 `from gradshell import torch` in Python gives the same module. It re-exports the core
-(tensors, dtypes, devices, grad modes) and the op library under PyTorch's names.
+(tensors, dtypes, devices, grad modes), takes the op library's functions under the torch
+names each op declares in the op registry (`gradshell.ops.registry`), and adds the
+submodules (nn, optim, autograd, linalg, random, ...).
 """
 
 from __future__ import annotations
@@ -41,33 +43,6 @@ from gradshell.core.grad_mode import (
 from gradshell.core.size import Size, strided
 from gradshell.core.tensor import Tensor
 from gradshell.ops import registry as _registry
-from gradshell.ops.creation import (
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
-    arange,
-    as_tensor,
-    empty,
-    empty_like,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    logspace,
-    ones,
-    ones_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from gradshell.ops.creation import range_ as range  # noqa: A001 - PyTorch's name
 from gradshell.printing import get_printoptions, set_printoptions
 from gradshell.torch import (  # noqa: F401 - submodules
     autograd,
