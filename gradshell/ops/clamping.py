@@ -1,25 +1,296 @@
-"""One-sided clamps and the in-place clamps: clamp_min / clamp_max (nodes
-ClampMinBackward0/1, ClampMaxBackward0/1: 0 for a number bound, 1 for a tensor bound),
-clamp_, clip_, clamp_min_ and clamp_max_. The values and gradients are clamp's; only
-the node names differ, as they do in PyTorch."""
+"""Bounds: maximum and minimum of two tensors, clamp (with number or tensor bounds),
+the one-sided clamps clamp_min / clamp_max (nodes ClampMinBackward0/1,
+ClampMaxBackward0/1: 0 for a number bound, 1 for a tensor bound), and the in-place clamps
+clamp_, clip_, clamp_min_ and clamp_max_. The one-sided clamps' values and gradients are
+clamp's; only the node names differ, as they do in PyTorch."""
 
 from __future__ import annotations
 
-from gradshell.ops.arithmetic import (
-    ClampBackward0,
-    ClampBackward1,
-    _clamp_number_formula,
-    _clamp_tensor_formula,
-    clamp,
-)
-from gradshell.ops.base import Tensor, tensor_method
-from gradshell.ops.explanation import (
-    Ctx,
-    Formula,
-)
-from gradshell.ops.inplace import apply_inplace
+import numpy as np
 
-__all__ = ["clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_"]
+from gradshell.core import dtypes
+from gradshell.ops.arithmetic import _broadcast_fail_many, _const, _require_tensor
+from gradshell.ops.base import (
+    BOOL,
+    Node,
+    Tensor,
+    array_module,
+    as_array,
+    binary_operands,
+    broadcast_fail,
+    needs_grad,
+    record,
+    tensor_method,
+    wrap,
+)
+from gradshell.ops.explanation import Ctx, Formula, Local, needs, num
+from gradshell.ops.inplace import apply_inplace
+from gradshell.ops.selection import where
+
+
+class MaximumBackward0(Node):
+    """max(a, b) elementwise: the gradient goes to the larger input, split evenly on ties."""
+
+    legacy_name_02 = "CmaxBackward"
+
+    def backward(self, g):
+        a = self.saved("self")._data
+        b = self.saved("other")._data
+        xp = array_module(a)
+        share = xp.where(a > b, 1.0, xp.where(a == b, 0.5, 0.0))
+        return _split(g, share, self.needs)
+
+    def explain(self, c: Ctx) -> Formula:
+        return _extreme_formula(c, "maximum", ">")
+
+
+class MinimumBackward0(Node):
+    """min(a, b) elementwise: the gradient goes to the smaller input, split evenly on ties."""
+
+    legacy_name_02 = "CminBackward"
+
+    def backward(self, g):
+        a = self.saved("self")._data
+        b = self.saved("other")._data
+        xp = array_module(a)
+        share = xp.where(a < b, 1.0, xp.where(a == b, 0.5, 0.0))
+        return _split(g, share, self.needs)
+
+    def explain(self, c: Ctx) -> Formula:
+        return _extreme_formula(c, "minimum", "<")
+
+
+def _split(g: Tensor, share, needs):
+    # PyTorch: where(a == b, grad / 2, grad).masked_fill_(a < b, 0): the zeros are +0.0
+    ga = _pass_where(g * _const(share, g._dtype), share != 0) if needs[0] else None
+    gb = _pass_where(g * _const(1.0 - share, g._dtype), share != 1) if needs[1] else None
+    return ga, gb
+
+
+def _binary_extreme(fname: str, ufunc: str, node_cls, a, b):
+    _require_tensor(fname, "input", 1, a)
+    _require_tensor(fname, "other", 2, b)
+    ad, bd, dt, xp = binary_operands(a, b)
+    try:
+        # operands swapped: on a tie (0 and -0) NumPy returns its second, PyTorch its first
+        r = getattr(xp, ufunc)(bd, ad)
+    except ValueError:
+        raise broadcast_fail(a, b) from None
+    res = wrap(as_array(r.astype(dt.np, copy=False)), dt)
+    if needs_grad(a, b):
+        node = node_cls()
+        node.needs = (a._requires_grad, b._requires_grad)
+        node.save("self", a)
+        node.save("other", b)
+        record(node, (a, b), res)
+    return res
+
+
+@tensor_method("maximum", torch=("maximum",))
+def maximum(self, other) -> Tensor:
+    """Elementwise maximum of two tensors (NaN wins)."""
+    return _binary_extreme("maximum", "maximum", MaximumBackward0, self, other)
+
+
+@tensor_method("minimum", torch=("minimum",))
+def minimum(self, other) -> Tensor:
+    """Elementwise minimum of two tensors (NaN wins)."""
+    return _binary_extreme("minimum", "minimum", MinimumBackward0, self, other)
+
+
+class ClampBackward1(Node):
+    """clamp with number bounds: the gradient passes where min <= x <= max."""
+
+    legacy_name_02 = "ClampBackward"
+
+    def backward(self, g):
+        x = self.saved("self")._data
+        xp = array_module(x)
+        keep = xp.ones(x.shape, dtype=bool)
+        if self.min is not None:
+            keep &= x >= self.min
+        if self.max is not None:
+            keep &= x <= self.max
+        return (_pass_where(g, keep),)
+
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_number_formula(c, "clamp")
+
+
+def _pass_where(g: Tensor, keep) -> Tensor:
+    """g where `keep` (a boolean array), else +0.0 — PyTorch's where(keep, grad, 0), whose
+    zeros are positive even where the incoming gradient is negative."""
+    return where(wrap(keep, dtypes.bool_), g, 0.0)
+
+
+class ClampBackward0(Node):
+    """clamp with tensor bounds: to x inside [min, max], to min below it, to max above it
+    (and to max wherever min > max, since the result is then max)."""
+
+    def backward(self, g):
+        x = self.saved("self")._data
+        lo = self.saved("min")._data if self.has_min else None
+        hi = self.saved("max")._data if self.has_max else None
+        xp = array_module(x)
+        if lo is not None and hi is not None:
+            keep_x = (x >= lo) & (x <= hi)
+            keep_lo = (x < lo) & (lo < hi)
+            keep_hi = (x > hi) | (lo > hi)
+        elif lo is not None:
+            keep_x, keep_lo, keep_hi = x >= lo, x < lo, None
+        else:
+            keep_x, keep_lo, keep_hi = x <= hi, None, x > hi
+        gx = _pass_where(g, xp.asarray(keep_x)) if self.needs[0] else None
+        glo = _pass_where(g, xp.asarray(keep_lo)) if keep_lo is not None and self.needs[1] else None
+        ghi = _pass_where(g, xp.asarray(keep_hi)) if keep_hi is not None and self.needs[2] else None
+        return gx, glo, ghi
+
+    def explain(self, c: Ctx) -> Formula:
+        return _clamp_tensor_formula(c, (0, 1, 2))
+
+
+_CLAMP_SIGNATURES = (
+    " * (Tensor min = None, Tensor max = None)\n"
+    "      didn't match because some of the arguments have invalid types: ({args})\n"
+    " * (Number min = None, Number max = None)\n"
+    "      didn't match because some of the arguments have invalid types: ({args})\n"
+)
+
+
+@tensor_method("clamp", "clip", torch=("clamp", "clip"))
+def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch's names
+    """Limit each element to [min, max] (numbers or tensors; either bound may be None)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    kinds = {isinstance(v, Tensor) for v in (min, max) if v is not None}
+    if len(kinds) > 1:
+        got = ", ".join(
+            type(v).__name__ if not isinstance(v, Tensor) else "Tensor" for v in (min, max)
+        )
+        marked = ", ".join(
+            f"!{'Tensor' if isinstance(v, Tensor) else type(v).__name__}!" for v in (min, max)
+        )
+        raise TypeError(
+            f"clamp() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n" + _CLAMP_SIGNATURES.format(args=marked)
+        )
+    if kinds == {True}:
+        return _clamp_tensor(self, min, max)
+    if self._dtype.category == BOOL and all(
+        isinstance(v, bool) for v in (min, max) if v is not None
+    ):
+        raise RuntimeError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
+    operands = [v for v in (min, max) if v is not None]
+    dt = dtypes.result_type(self, *operands)
+    xp = array_module(self._data)
+    r = self._data.astype(dt.np, copy=False)
+    # the bound first: NumPy keeps its second operand on ties, and PyTorch keeps x (-0.0)
+    if min is not None:
+        r = xp.maximum(dt.np.type(min), r)
+    if max is not None:
+        r = xp.minimum(dt.np.type(max), r)
+    res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
+    if needs_grad(self):
+        node = ClampBackward1()
+        if max is None:  # 0.2 clamped one side with CmaxConstant / CminConstant
+            node.legacy_name_02 = "CmaxConstantBackward"
+        elif min is None:
+            node.legacy_name_02 = "CminConstantBackward"
+        node.save("self", self)
+        node.min, node.max = min, max  # numbers: kept, not freed
+        record(node, (self,), res)
+    return res
+
+
+def _clamp_tensor(self, lo, hi):
+    operands = [v for v in (lo, hi) if v is not None]
+    dt = dtypes.result_type(self, *operands)
+    xp = array_module(self._data)
+    r = self._data.astype(dt.np, copy=False)
+    try:
+        if lo is not None:  # the bound first, so that ties keep x (see clamp)
+            r = xp.maximum(lo._data.astype(dt.np, copy=False), r)
+        if hi is not None:
+            r = xp.minimum(hi._data.astype(dt.np, copy=False), r)
+    except ValueError:
+        raise _broadcast_fail_many(self, *operands) from None
+    res = wrap(as_array(xp.asarray(r).astype(dt.np, copy=False)), dt)
+    if needs_grad(self, lo, hi):
+        node = ClampBackward0()
+        node.has_min, node.has_max = lo is not None, hi is not None
+        node.needs = tuple(isinstance(v, Tensor) and v._requires_grad for v in (self, lo, hi))
+        node.save("self", self)
+        if lo is not None:
+            node.save("min", lo)
+        if hi is not None:
+            node.save("max", hi)
+        record(node, (self, lo, hi), res)
+    return res
+
+
+# -- explanation formulas shared by the bound nodes ----------------------------------------------
+def _extreme_formula(c: Ctx, name: str, op: str) -> Formula:
+    """maximum/minimum: the gradient goes to the winning input, half each on ties."""
+    a, b = c.saved("self"), c.saved("other")
+    share = np.where(a > b if op == ">" else a < b, 1.0, np.where(a == b, 0.5, 0.0))
+    sa, sb = c.sym(0), c.sym(1)
+    la = Local(f"1 where {sa} {op} {sb}, ½ where equal, else 0", share) if needs(c, 0) else None
+    lb = Local(f"1 where {sb} {op} {sa}, ½ where equal, else 0", 1 - share) if needs(c, 1) else None
+    return Formula(f"{name}({sa}, {sb})", [la, lb])
+
+
+def _clamp_number_formula(c: Ctx, name: str) -> Formula:
+    """clamp with number bounds: 1 inside the bounds, 0 outside."""
+    x, lo, hi = c.saved("self"), c.attr("min"), c.attr("max")
+    s = c.sym(0)
+    keep = np.ones(x.shape, dtype=bool)
+    if lo is not None:
+        keep &= x >= lo
+    if hi is not None:
+        keep &= x <= hi
+    if lo is not None and hi is not None:
+        cond, args = f"{num(lo)} ≤ {s} ≤ {num(hi)}", f"{num(lo)}, {num(hi)}"
+    elif lo is not None:
+        cond, args = f"{s} ≥ {num(lo)}", f"min={num(lo)}"
+    else:
+        cond, args = f"{s} ≤ {num(hi)}", f"max={num(hi)}"
+    if name != "clamp":
+        args = num(lo if lo is not None else hi)
+    return Formula(f"{name}({s}, {args})", [Local(f"1 where {cond}, else 0", keep * 1.0)])
+
+
+def _clamp_tensor_formula(c: Ctx, edges: tuple) -> Formula:
+    """clamp with tensor bounds: each element's gradient goes to whichever of x, min and
+    max the result took (`edges`: which of the three this node has)."""
+    node = c.node
+    x = c.saved("self")
+    lo = c.saved("min") if node.has_min else None
+    hi = c.saved("max") if node.has_max else None
+    s = c.sym(0)
+    slo = c.sym(edges.index(1)) if 1 in edges else "min"
+    shi = c.sym(edges.index(2)) if 2 in edges else "max"
+    if lo is not None and hi is not None:
+        masks = [(x >= lo) & (x <= hi), (x < lo) & (lo < hi), (x > hi) | (lo > hi)]
+        rhs = [f"1 where {slo} ≤ {s} ≤ {shi}, else 0", f"1 where {s} < {slo}, else 0"]
+        rhs.append(f"1 where {s} > {shi}, else 0")
+    elif lo is not None:
+        masks, rhs = (
+            [x >= lo, x < lo, None],
+            [f"1 where {s} ≥ {slo}, else 0", f"1 where {s} < {slo}, else 0", ""],
+        )
+    else:
+        masks, rhs = (
+            [x <= hi, None, x > hi],
+            [f"1 where {s} ≤ {shi}, else 0", "", f"1 where {s} > {shi}, else 0"],
+        )
+    wanted = node.needs
+    locals_ = []
+    for k, e in enumerate(edges):
+        ok = masks[e] is not None and (wanted[k] if len(wanted) == len(edges) else wanted[e])
+        locals_.append(Local(rhs[e], masks[e] * 1.0) if ok else None)
+    bounds = ", ".join(c.sym(k) for k, e in enumerate(edges) if e and masks[e] is not None)
+    name = {(0, 1): "clamp_min", (0, 2): "clamp_max"}.get(tuple(edges), "clamp")
+    return Formula(f"{name}({s}, {bounds})", locals_)
 
 
 class ClampMinBackward0(ClampBackward1):

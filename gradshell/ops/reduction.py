@@ -9,8 +9,7 @@ import math
 import numpy as np
 
 from gradshell.core import dtypes, grad_mode
-from gradshell.ops import arithmetic, return_types, summation
-from gradshell.ops.arithmetic import _apply, mul_scalar
+from gradshell.ops import clamping, return_types, summation
 from gradshell.ops.base import (
     BOOL,
     FLOAT,
@@ -38,6 +37,7 @@ from gradshell.ops.explanation import (
     wrap_sym,
 )
 from gradshell.ops.indexing import scatter
+from gradshell.ops.scalar import _apply, mul_scalar
 from gradshell.ops.selection import where
 from gradshell.ops.shape import cat, narrow, tril
 from gradshell.ops.unary import exp
@@ -526,7 +526,7 @@ def _extreme(self: Tensor, name: str, args: tuple, kwargs: dict):
         if len(args) > 1:
             keepdim = args[1]
     if other is not None:
-        fn = arithmetic.maximum if name == "max" else arithmetic.minimum
+        fn = clamping.maximum if name == "max" else clamping.minimum
         return fn(self, other)
     if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
         raise TypeError(
