@@ -142,7 +142,7 @@ def transposed(s: str) -> str:
     return f"({s})ᵀ" if s.endswith("ᵀ") else f"{s}ᵀ"
 
 
-num = number
+num = number  # the short name formulas use
 
 
 def const(v: float) -> Local:
@@ -177,7 +177,9 @@ def logistic(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x))
 
 
-def unary_formula(fn_name: str, rhs: str, value: Callable[[Ctx], Any]):
+def unary_formula(
+    fn_name: str, rhs: str, value: Callable[[Ctx], Any]
+) -> Callable[[Any, Ctx], Formula]:
     """The `explain` method of an elementwise function of one input: `fn_name(x)` with
     the local derivative `rhs` (`{x}` is the input's symbol) of value `value(c)`."""
 
@@ -188,7 +190,7 @@ def unary_formula(fn_name: str, rhs: str, value: Callable[[Ctx], Any]):
     return explain
 
 
-def zero_formula(fn_name: str):
+def zero_formula(fn_name: str) -> Callable[[Any, Ctx], Formula]:
     """The `explain` method of a step function (sign, floor...): derivative 0."""
 
     def explain(self, c: Ctx) -> Formula:
@@ -211,7 +213,7 @@ def spread(in_shape: tuple, dims: Any, keepdim: bool) -> Callable[[np.ndarray], 
     return apply
 
 
-def reduction_formula(fn_name: str, mean: bool):
+def reduction_formula(fn_name: str, mean: bool) -> Callable[[Any, Ctx], Formula]:
     """The `explain` method of sum (each input element counts once) or mean (1/n)."""
 
     def explain(self, c: Ctx) -> Formula:
@@ -234,7 +236,7 @@ def reduction_formula(fn_name: str, mean: bool):
     return explain
 
 
-def reshape_formula(self, c: Ctx) -> Formula:
+def reshape_formula(self: Any, c: Ctx) -> Formula:
     """The `explain` method of a reshape (view, squeeze...): grad reshaped back."""
     shape = tuple(c.attr("input_shape"))
     text = "[" + ", ".join(str(s) for s in shape) + "]"
@@ -244,7 +246,7 @@ def reshape_formula(self, c: Ctx) -> Formula:
     )
 
 
-def copy_formula(self, c: Ctx) -> Formula:
+def copy_formula(self: Any, c: Ctx) -> Formula:
     """The `explain` method of a copy (clone, alias): derivative 1."""
     return Formula(f"copy of {c.sym(0)}", [const(1)])
 
@@ -260,7 +262,7 @@ def _embed(c: Ctx) -> Callable[[np.ndarray], np.ndarray]:
     return apply
 
 
-def part_formula(self, c: Ctx) -> Formula:
+def part_formula(self: Any, c: Ctx) -> Formula:
     """The `explain` method of taking a part (select, slice): grad placed in zeros."""
     text = "[" + ", ".join(str(s) for s in c.attr("input_shape")) + "]"
     return Formula(
