@@ -213,6 +213,38 @@ def fma64(a, b, c) -> np.ndarray:
     return out
 
 
+def fma64_unchecked(a, b, c) -> np.ndarray:
+    """``fma64`` for operands the caller has bounded: the same Dekker product, two-sum and
+    round-to-odd addition, without the scans for infinities, NaNs, magnitudes beyond
+    2**±400 and zero products.
+
+    Exact when every operand is finite and no intermediate overflows; an intermediate that
+    underflows is harmless only where the product is negligible beside a nonzero `c` (the
+    result is then `c`, as the error terms lost are far below its last bit), and a zero
+    result may carry the wrong sign.  Sleef's polynomials in reduced arguments (constant
+    terms of 1e-9 and more) meet these conditions.  A scalar `b` is split once.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        ph = a * b
+        t = a * _SPLIT
+        ah = t - (t - a)
+        al = a - ah
+        if np.ndim(b) == 0:
+            bh, bl = _split_scalar(float(b))
+        else:
+            bh, bl = _split(np.asarray(b, dtype=np.float64))
+        pl = ah * bh
+        pl -= ph
+        pl += ah * bl
+        pl += al * bh
+        al *= bl
+        pl += al
+        uh, ul = two_sum(c, ph)
+        uh += round_to_odd_sum(ul, pl)
+    return uh
+
+
 def fma64_fast(a: float, b: float, c: float) -> float:
     """``fma64_scalar`` by error-free transforms in plain float arithmetic (about 1 us)."""
     if not (_SAFE_LO < abs(a) < _SAFE_HI and _SAFE_LO < abs(b) < _SAFE_HI) or not (
