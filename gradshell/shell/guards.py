@@ -348,6 +348,41 @@ def c(f: Any) -> Any:
     raise Refused(f"calling {_describe_callable(f)} is not available here")
 
 
+def calls_checked(fn: Any, positions: tuple[int, ...] = (), keywords: tuple[str, ...] = ()) -> Any:
+    """`fn` (map, sorted, functools.partial, ...) with the callables it is handed checked
+    as if learner code called them itself, before `fn` gets them.
+
+    C code calls what it is given without asking the guards: `map(type, ['X'], [()],
+    [d])` would call the real three-argument `type`, and `functools.partial(f, ...)()`
+    any `f` learner code can name but not call. `None` (filter's and sorted's default)
+    passes unchanged."""
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if positions:
+            args = tuple(
+                c(a) if i in positions and a is not None else a for i, a in enumerate(args)
+            )
+        for name in keywords:
+            if kwargs.get(name) is not None:
+                kwargs[name] = c(kwargs[name])
+        return fn(*args, **kwargs)
+
+    checked.__name__ = getattr(fn, "__name__", "checked")
+    checked.__qualname__ = checked.__name__
+    checked.__doc__ = getattr(fn, "__doc__", None)
+    return checked
+
+
+def check_calls_of(
+    original: Any, positions: tuple[int, ...] = (), keywords: tuple[str, ...] = ()
+) -> None:
+    """When learner code calls `original`, check the callables it hands over (see
+    `calls_checked`); an earlier stand-in for `original` is kept inside."""
+    sub = _SUBSTITUTE_CALLS.get(id(original))
+    inner = sub[1] if sub is not None and sub[0] is original else original
+    substitute_call(original, calls_checked(inner, positions, keywords))
+
+
 def _describe_callable(f: Any) -> str:
     if isinstance(f, type):
         return f"class '{type_name(f)}'"

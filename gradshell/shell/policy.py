@@ -489,8 +489,23 @@ def setitem_allowed(obj: Any) -> bool:
     return hit
 
 
+def _is_metaclass(cls: type) -> bool:
+    """A class whose instances are classes (`type`, or a library's metaclass)."""
+    try:
+        return issubclass(cls, type)
+    except TypeError:
+        return False
+
+
 def class_call_allowed(cls: type) -> bool:
-    """May learner code construct an instance of `cls`?"""
+    """May learner code construct an instance of `cls`?
+
+    Never a metaclass: calling one with a name, bases and a dict makes a class whose
+    body the checker never saw (`__module__ = 'torch'` passing it off as gradshell's,
+    `__array_interface__` pointing NumPy at raw memory). `type(x)` is offered as a
+    one-argument stand-in instead."""
+    if _is_metaclass(cls):
+        return False
     if cls in BUILTIN_CONSTRUCTORS or cls in EXTRA_CONSTRUCTORS or is_exposed(cls):
         return True
     if is_learner_class(cls) or is_gradshell_class(cls):
@@ -500,8 +515,8 @@ def class_call_allowed(cls: type) -> bool:
 
 def base_allowed(cls: Any) -> bool:
     """May a learner class inherit from `cls`?"""
-    if not isinstance(cls, type):
-        return False
+    if not isinstance(cls, type) or _is_metaclass(cls):
+        return False  # a learner metaclass could make classes the checker never saw
     if cls is object or is_learner_class(cls) or is_gradshell_class(cls):
         return True
     return cls.__module__ == "builtins" and issubclass(cls, Exception)

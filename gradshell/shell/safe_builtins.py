@@ -169,9 +169,24 @@ def base_builtins() -> dict[str, Any]:
     return table
 
 
+def _checked_iter(*args: Any) -> Any:
+    """`iter(obj)`, or `iter(callable, sentinel)` with the callable checked as a call."""
+    if len(args) == 2:
+        return iter(guards.c(args[0]), args[1])
+    return iter(*args)
+
+
 guards.substitute_call(type, _one_arg_type)
 for _constructor in (list, tuple, set, frozenset, sorted):
     guards.substitute_call(_constructor, guards.sized_constructor(_constructor))
+# Builtins that call what they are handed: those callables are checked as learner calls.
+guards.check_calls_of(map, (0,))
+guards.check_calls_of(filter, (0,))
+guards.check_calls_of(sorted, (), ("key",))
+guards.check_calls_of(max, (), ("key",))
+guards.check_calls_of(min, (), ("key",))
+guards.substitute_call(iter, _checked_iter)
+guards.check_calls_of(property, (0, 1, 2), ("fget", "fset", "fdel"))
 
 
 def _install_input(session: Any) -> None:

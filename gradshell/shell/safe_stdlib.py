@@ -181,6 +181,7 @@ def _collections() -> dict[str, Any]:
     policy.EXTRA_SETITEM.update({collections.deque, collections.Counter})
     for tp in (collections.Counter, collections.deque):
         guards.substitute_call(tp, guards.sized_constructor(tp))
+    guards.check_calls_of(collections.defaultdict, (0,), ("default_factory",))
     abc = _pick(
         collections.abc,
         """Iterable Iterator Sequence MutableSequence Mapping MutableMapping Set MutableSet
@@ -204,6 +205,12 @@ def _itertools() -> dict[str, Any]:
         combinations_with_replacement batched""",
     )
     policy.EXTRA_ATTRS[itertools.chain] = frozenset({"from_iterable"})
+    # They call what they are handed: each callable is checked as a learner call first.
+    for tp in (itertools.starmap, itertools.filterfalse, itertools.dropwhile):
+        guards.check_calls_of(tp, (0,))
+    guards.check_calls_of(itertools.takewhile, (0,))
+    guards.check_calls_of(itertools.accumulate, (1,), ("func",))
+    guards.check_calls_of(itertools.groupby, (1,), ("key",))
     policy.clear_caches()
     return exports
 
@@ -214,13 +221,14 @@ def _itertools() -> dict[str, Any]:
 def lru_cache(maxsize: Any = 128, typed: bool = False) -> Any:
     """`functools.lru_cache`: remember a function's results (as a decorator)."""
     if callable(maxsize) and not isinstance(maxsize, bool):
-        return functools.lru_cache(maxsize=128, typed=typed)(maxsize)
-    return policy.expose(functools.lru_cache(maxsize=maxsize, typed=typed))
+        return functools.lru_cache(maxsize=128, typed=typed)(guards.c(maxsize))
+    decorator = functools.lru_cache(maxsize=maxsize, typed=typed)
+    return policy.expose(lambda user_function: decorator(guards.c(user_function)))
 
 
 def cache(user_function: Callable[..., Any], /) -> Any:
     """`functools.cache`: remember every result of `user_function`."""
-    return functools.lru_cache(maxsize=None)(user_function)
+    return functools.lru_cache(maxsize=None)(guards.c(user_function))
 
 
 def _functools() -> dict[str, Any]:
@@ -235,6 +243,10 @@ def _functools() -> dict[str, Any]:
     )
     _struct_fields(info_type, functools.lru_cache()(lambda: None).cache_info())
     policy.clear_caches()
+    # They call what they are handed: each callable is checked as a learner call first.
+    guards.check_calls_of(functools.partial, (0,))
+    guards.check_calls_of(functools.reduce, (0,))
+    guards.check_calls_of(functools.cmp_to_key, (0,))
     exports = _pick(functools, "reduce partial cmp_to_key")
     exports.update(lru_cache=lru_cache, cache=cache)
     return exports
@@ -256,6 +268,7 @@ def _dataclasses() -> dict[str, Any]:
         "name type default default_factory init repr compare hash metadata kw_only".split()
     )
     policy.clear_caches()
+    guards.check_calls_of(dataclasses.field, (), ("default_factory",))
     exports = _pick(
         dataclasses, "field fields asdict astuple replace is_dataclass FrozenInstanceError"
     )

@@ -157,6 +157,13 @@ HOST_ATTACKS = [
         "p = ''.join(chr(b) for b in [0, 16, 0, 0, 0, 0, 0, 0]).encode('latin-1')\n"
         "print(np.ndarray((1,), dtype=object, buffer=p))",
     ),
+    (
+        "forged-class-array-interface",
+        "import numpy as np\n"
+        "d = {'__module__': 'torch', '__array_interface__': "
+        "{'shape': (4,), 'typestr': '<u8', 'data': (id(keep), False)}}\n"
+        "X = list(map(type, ['X'], [()], [d]))[0]\nnp.asarray(X())[0] = 0",
+    ),
     ("ndarray-class-of-array", "import numpy as np\ntype(np.ones(1))((1,), object, b'x' * 8)"),
 ]
 

@@ -122,6 +122,38 @@ ESCAPES = [
     ("super-rebind", "super = print"),
     ("class-keyword", "class A(metaclass=type):\n    pass"),
     ("relative-import", "from . import x"),
+    # callables handed to C code that calls them (map, partial, ...) are checked too:
+    # the real three-argument type() would make a class the checker never saw
+    ("map-type-three-args", "list(map(type, ['X'], [()], [{'__module__': 'torch'}]))"),
+    ("map-metaclass", "T = type(type(1))\nlist(map(T, ['X'], [()], [{}]))"),
+    ("partial-type", "import functools\nfunctools.partial(type(type(1)), 'X', ())({})"),
+    ("starmap-type", "import itertools\nlist(itertools.starmap(type(type(1)), [('X', (), {})]))"),
+    ("reduce-type", "import functools\nfunctools.reduce(type(type(1)), [(), {}], 'X')"),
+    (
+        "defaultdict-refused-factory",
+        "import numpy as np\nimport collections\ncollections.defaultdict(np.ndarray)",
+    ),
+    ("iter-sentinel-refused", "import numpy as np\niter(np.ndarray, 1)"),
+    ("lru-cache-refused", "import numpy as np\nimport functools\nfunctools.cache(np.ndarray)"),
+    ("sorted-key-refused", "import numpy as np\nsorted([1], key=np.ndarray)"),
+    ("filter-refused", "import numpy as np\nlist(filter(np.ndarray, [1]))"),
+    (
+        "field-factory-refused",
+        "import numpy as np\nimport dataclasses\ndataclasses.field(default_factory=np.ndarray)",
+    ),
+    # a library's metaclass called, or inherited from, to make classes
+    ("torch-metaclass-call", "M = type(torch.FloatTensor)\nM('X', (), {'__module__': 'torch'})"),
+    ("torch-metaclass-base", "M = type(torch.FloatTensor)\nclass M2(M):\n    pass"),
+    # NumPy's array class reads raw bytes as pointers when called with buffer=
+    (
+        "ndarray-buffer",
+        "import numpy as np\nnp.ndarray((1,), dtype=object, buffer='\\x10'.encode('latin-1') * 8)",
+    ),
+    ("ndarray-via-type", "import numpy as np\ntype(np.ones(1))((10**6, 10**6))"),
+    (
+        "partial-ndarray",
+        "import numpy as np\nimport functools\nfunctools.partial(np.ndarray, (1,))",
+    ),
 ]
 
 
