@@ -77,6 +77,30 @@ def fma(a, b, c, normal: bool = False) -> np.ndarray:
     return r
 
 
+def horner(x: np.ndarray, coeffs) -> np.ndarray:
+    """Sleef's Horner scheme ``u = fma(u, x, c)`` over float32 constants (highest first),
+    each step rounded once to float32.
+
+    `x` is cast to float64 once and `u` stays in float64 between steps; each step keeps
+    ``fma``'s midpoint test.  The caller's proof: the constant terms dominate (|x| small),
+    so no step's result is subnormal.
+    """
+    x64 = x.astype(np.float64)
+    u = F32(coeffs[0])
+    u64 = float(u)
+    for c in coeffs[1:]:
+        p = x64 * u64
+        p += float(F32(c))
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = p.astype(F32)
+        t = np.left_shift(p.view(np.int64), 35)
+        if t.size and t.min() == _INT64_MIN:
+            _redo_exact(r, np.flatnonzero(t == _INT64_MIN), u, x, F32(c))
+        u = r
+        u64 = r.astype(np.float64)
+    return u
+
+
 def fmapn(a, b, c) -> np.ndarray:
     """``a*b - c`` fused (Sleef's ``vfmapn``)."""
     return fma(a, b, np.negative(c))

@@ -31,6 +31,7 @@ from gradshell.core.kernels.fp32 import (
     fma,
     getexp,
     getmant,
+    horner,
     ldexp2,
     ldexp3,
     rint_int,
@@ -70,9 +71,7 @@ def expf(d: np.ndarray) -> np.ndarray:
         s = s64.astype(F32)
         # Horner steps: every result lies near its constant term (>= 0.0013), so none is
         # subnormal (normal=True); only the float64 midpoint test remains.
-        u = fma(F32(0.000198527617612853646278381), s, _EXPF_POLY[0], normal=True)
-        for c in _EXPF_POLY[1:]:
-            u = fma(u, s, c, normal=True)
+        u = horner(s, (F32(0.000198527617612853646278381), *_EXPF_POLY))
         # s*s*u + s: where s is below 2**-126 the product s*s is 0 and the sum exact;
         # elsewhere it stays above 0.79*|s| and far from the subnormal range... except
         # in [2**-126, 1.3*2**-126), where s*s*u vanishes beside s and the result is s.
@@ -93,9 +92,7 @@ def _expk2f(d0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     qf = q.astype(F32)
     s = df_add2_f2_f((d0, np.zeros_like(d0)), qf * -L2UF)
     s = df_add2_f2_f(s, qf * -L2LF)
-    u = np.full(d0.shape, F32(0.1980960224e-3), F32)
-    for c in (0.1394256484e-2, 0.8333456703e-2, 0.4166637361e-1):
-        u = fma(u, s[0], F32(c))
+    u = horner(s[0], (0.1980960224e-3, 0.1394256484e-2, 0.8333456703e-2, 0.4166637361e-1))
     t = df_add2_f2_f(df_mul_f2_f(s, u), F32(0.166666659414234244790680580464e0))
     t = df_add2_f2_f(df_mul_f2_f2(s, t), F32(0.5))
     t = df_add2_f2_f2(s, df_mul_f2_f2(df_squ(s), t))
@@ -133,9 +130,7 @@ def logf_u1(d: np.ndarray) -> np.ndarray:
         s = df_mul_f2_f(_LN2_PAIR, e)
         x = df_div(df_add2_f_f(F32(-1), m), df_add2_f_f(F32(1), m))
         x2 = x[0] * x[0]
-        t = np.full(d.shape, F32(0.3027294874), F32)
-        t = fma(t, x2, F32(0.3996108174))
-        t = fma(t, x2, F32(0.6666694880))
+        t = horner(x2, (0.3027294874, 0.3996108174, 0.6666694880))
         s = df_add_f2_f2(s, df_scale(x, F32(2)))
         s = df_add_f2_f(s, (x2 * x[0]) * t)
         r = s[0] + s[1]
@@ -159,9 +154,7 @@ def log1pf(d: np.ndarray) -> np.ndarray:
         s = df_mul_f2_f(_LN2_PAIR, e)
         x = df_div((m, np.zeros_like(m)), df_add_f_f(F32(2), m))
         x2 = x[0] * x[0]
-        t = np.full(d.shape, F32(0.3027294874), F32)
-        t = fma(t, x2, F32(0.3996108174))
-        t = fma(t, x2, F32(0.6666694880))
+        t = horner(x2, (0.3027294874, 0.3996108174, 0.6666694880))
         s = df_add_f2_f2(s, df_scale(x, F32(2)))
         s = df_add_f2_f(s, (x2 * x[0]) * t)
         r = s[0] + s[1]
@@ -199,9 +192,8 @@ def _logkf(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     m = getmant(d)
     x = df_div(df_add2_f_f(F32(-1), m), df_add2_f_f(F32(1), m))
     x2 = df_squ(x)
-    t = np.full(d.shape, F32(0.240320354700088500976562), F32)
-    t = fma(t, x2[0], F32(0.285112679004669189453125))
-    t = fma(t, x2[0], F32(0.400007992982864379882812))
+    t = horner(x2[0], (0.240320354700088500976562, 0.285112679004669189453125,
+                       0.400007992982864379882812))  # fmt: skip
     s = df_mul_f2_f(_LN2_PAIR, e)
     s = df_add_f2_f2(s, df_scale(x, F32(2)))
     return df_add_f2_f2(
@@ -218,10 +210,9 @@ def _expkf(d: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     s = df_add2_f2_f(s, qf * -L2LF)
     sx = s[0] + s[1]
     s = (sx, (s[0] - sx) + s[1])  # dfnormalize
-    u = np.full(sx.shape, F32(0.00136324646882712841033936), F32)
-    for c in (0.00836596917361021041870117, 0.0416710823774337768554688,
-              0.166665524244308471679688, 0.499999850988388061523438):  # fmt: skip
-        u = fma(u, s[0], F32(c))
+    u = horner(s[0], (0.00136324646882712841033936, 0.00836596917361021041870117,
+                      0.0416710823774337768554688, 0.166665524244308471679688,
+                      0.499999850988388061523438))  # fmt: skip
     t = df_add_f2_f2(s, df_mul_f2_f(df_squ(s), u))
     t = df_add_f_f2(F32(1), t)
     u = _vldexp(t[0] + t[1], q)
