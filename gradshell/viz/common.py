@@ -202,9 +202,9 @@ class Namer:
             return
         self.tensors.setdefault(id(value), name)
         self.order.setdefault(id(value), len(self.order))
-        fn = value._grad_fn
+        fn = value.grad_fn
         if fn is not None:
-            self.nodes.setdefault((id(fn), value._output_nr), name)
+            self.nodes.setdefault((id(fn), value.output_nr), name)
 
     def rank(self, t: Any) -> int:
         """Where tensor `t` comes in the learner's order (unnamed tensors last)."""
@@ -223,8 +223,8 @@ class Namer:
         name = self.tensor(t)
         if name is not None:
             return name
-        kind = "leaf" if t._grad_fn is None else display_name(t._grad_fn)
-        return f"<{kind} {shape_text(t._data.shape)}>"
+        kind = "leaf" if t.grad_fn is None else display_name(t.grad_fn)
+        return f"<{kind} {shape_text(tuple(t.shape))}>"
 
     def grad_label(self, t: Any) -> str:
         """'x.grad' for a named tensor, '<leaf [3]>.grad' otherwise."""

@@ -42,10 +42,10 @@ def to_dot(t: Tensor, namer: Namer, namespace: dict | None = None) -> str:
         '  node [shape=box, style="rounded,filled", fillcolor="#f4f4f4", fontname="Helvetica"];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
-    root = t._grad_fn
+    root = t.grad_fn
     if root is None:
-        label = f"{name}\n{shape_text(t._data.shape)} {t._dtype.name}"
-        if t._requires_grad:
+        label = f"{name}\n{shape_text(tuple(t.shape))} {t.dtype.name}"
+        if t.requires_grad:
             label += "\n(a leaf: no grad_fn)"
         else:
             label += "\n(does not require grad: no graph)"
@@ -57,8 +57,8 @@ def to_dot(t: Tensor, namer: Namer, namespace: dict | None = None) -> str:
     for node, k in ids.items():
         if node.__class__ is AccumulateGrad:
             v = node.variable
-            label = f"AccumulateGrad\n{namer.label(v)}\n{shape_text(v._data.shape)} {v._dtype.name}"
-            if v._data.size <= 16:
+            label = f"AccumulateGrad\n{namer.label(v)}\n{shape_text(tuple(v.shape))} {v.dtype.name}"
+            if v.numel() <= 16:
                 label += f"\nvalue {compact(v)}"
                 g = v._grad
                 label += f"\ngrad {'None' if g is None else compact(g)}"

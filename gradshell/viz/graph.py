@@ -40,8 +40,8 @@ def node_ids(root: Any) -> dict:
 def tensor_brief(t: Any, namer: Namer) -> str:
     """'y [2, 2] float32' (name when known; the value too for one element)."""
     name = namer.tensor(t)
-    desc = f"{shape_text(t._data.shape)} {t._dtype.name}"
-    if t._data.size == 1:
+    desc = f"{shape_text(tuple(t.shape))} {t.dtype.name}"
+    if t.numel() == 1:
         desc += f" = {compact(t)}"
     return f"{name} {desc}" if name else desc
 
@@ -97,8 +97,8 @@ def saved_brief(node: Any, namer: Namer) -> str | None:
 
 def leaf_brief(t: Any, namer: Namer) -> str:
     """'x  [2, 2] float32  value [[1., 1.], [1., 1.]]  grad None'."""
-    text = f"{namer.label(t)}  {shape_text(t._data.shape)} {t._dtype.name}"
-    if t._data.size <= SMALL:
+    text = f"{namer.label(t)}  {shape_text(tuple(t.shape))} {t.dtype.name}"
+    if t.numel() <= SMALL:
         text += f"  {word(None, 'value')} {compact(t)}"
         g = t._grad
         text += f"  {word(None, 'grad')} {'None' if g is None else compact(g)}"
@@ -125,12 +125,12 @@ def cut_off(root: Any, namer: Namer, namespace: dict) -> list[str]:
     out = []
     seen: set[int] = set()
     for name, value in namespace.items():
-        if name.startswith("_") or not isinstance(value, Tensor) or value._requires_grad:
+        if name.startswith("_") or not isinstance(value, Tensor) or value.requires_grad:
             continue
         for owner, arr in graph_arrays:
             if owner is value or id(value) in seen:
                 continue
-            if not owner._requires_grad:
+            if not owner.requires_grad:
                 # a constant the graph saved (matmul's unsqueezed view of a vector, say):
                 # sharing its data is the graph's own doing, not the learner's
                 continue
@@ -156,15 +156,15 @@ def graph_view(t: Tensor, namer: Namer, namespace: dict | None = None) -> Any:
     from rich.tree import Tree
 
     label = namer.label(t)
-    if t._grad_fn is None:
-        if t._requires_grad:
+    if t.grad_fn is None:
+        if t.requires_grad:
             return Text(
                 word(None, "leaf_graph", label=label) + f"\nAccumulateGrad → {leaf_brief(t, namer)}"
             )
         return Text(word(None, "no_graph", label=label))
-    root = t._grad_fn
+    root = t.grad_fn
     ids = node_ids(root)
-    tree = Tree(_title(root, namer, ids, t._output_nr), guide_style="dim")
+    tree = Tree(_title(root, namer, ids, t.output_nr), guide_style="dim")
     drawn: set = set()
     count = [0]
     _grow(tree, root, namer, ids, drawn, count)

@@ -268,7 +268,7 @@ def build_explanation(session: Session, arg: str) -> Any:
         elif root.numel() == 1:
             from gradshell.core.tensor import wrap
 
-            grad = wrap(root._data * 0 + 1, root._dtype)
+            grad = wrap(root._data * 0 + 1, root.dtype)
         else:
             _usage(
                 f"{label} is not a scalar: give the gradient backward() would get, e.g. "

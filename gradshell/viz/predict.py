@@ -96,7 +96,7 @@ def _scalar(out: Any, expr: str) -> Tensor:
         raise PredictError(
             f"{expr} has {out.numel()} elements: predict the gradient of one number, e.g. d(({expr}).sum())/d…"
         )
-    if not out._dtype.is_floating_point:
+    if not out.dtype.is_floating_point:
         raise PredictError(f"{expr} is not a floating-point number")
     return out
 
@@ -112,20 +112,20 @@ def reveal(
     """Check a predicted gradient of `fn(leaf)` with respect to `leaf`."""
     from gradshell.core import engine
 
-    if not leaf._dtype.is_floating_point:
+    if not leaf.dtype.is_floating_point:
         raise PredictError(f"{name} is not a floating-point tensor: it has no gradient")
-    shape = tuple(leaf._data.shape)
+    shape = tuple(leaf.shape)
     try:
         guess = np.broadcast_to(np.asarray(predicted, np.float64), shape)
     except ValueError:
         raise PredictError(
             f"the prediction has shape {list(np.shape(predicted))}, but {name} has shape {list(shape)}"
         ) from None
-    probe = wrap(as_array(leaf).copy(), leaf._dtype)
+    probe = wrap(as_array(leaf).copy(), leaf.dtype)
     probe.requires_grad_(True)
     with _grad_on():
         out = _scalar(fn(probe), expr)
-        if not out._requires_grad:
+        if not out.requires_grad:
             raise PredictError(_unrelated(expr, name))
         (g,) = engine.grad(out, probe, allow_unused=True)
     if g is None:
@@ -160,16 +160,16 @@ def reveal_named(out: Any, leaf: Tensor, predicted: Any, *, expr: str, name: str
     from gradshell.core import engine
 
     out = _scalar(out, expr)
-    if not leaf._dtype.is_floating_point:
+    if not leaf.dtype.is_floating_point:
         raise PredictError(f"{name} is not a floating-point tensor: it has no gradient")
-    shape = tuple(leaf._data.shape)
+    shape = tuple(leaf.shape)
     try:
         guess = np.broadcast_to(np.asarray(predicted, np.float64), shape)
     except ValueError:
         raise PredictError(
             f"the prediction has shape {list(np.shape(predicted))}, but {name} has shape {list(shape)}"
         ) from None
-    if not out._requires_grad or not leaf._requires_grad:
+    if not out.requires_grad or not leaf.requires_grad:
         raise PredictError(_unrelated(expr, name))
     with _grad_on():
         try:
