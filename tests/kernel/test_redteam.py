@@ -150,6 +150,11 @@ HOST_ATTACKS = [
     ("kill-parent", "import os\nos.kill(os.getppid(), 9)"),
     ("signal-ignore-alarm", "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)"),
     ("threading", "import threading\nthreading.Thread(target=print).start()"),
+]
+
+# Memory forgery the checker refuses; without it they corrupt the kernel's own memory,
+# which is the learner's to break (and undefined), so they run through the shell only.
+CHECKED_ONLY_ATTACKS = [
     # NumPy's array class called directly: raw bytes read as object pointers
     (
         "ndarray-buffer-pointers",
@@ -321,6 +326,17 @@ def _assert_held(k: KernelSession, target: Target, output: str) -> None:
 @pytest.mark.parametrize(("name", "source"), HOST_ATTACKS, ids=[a[0] for a in HOST_ATTACKS])
 def test_attack_through_the_shell_gets_nowhere(shell, target, name, source):
     result = shell.run_cell(target.fill(source))
+    _assert_held(shell, target, result.output + result.visual)
+
+
+@pytest.mark.parametrize(
+    ("name", "source"), CHECKED_ONLY_ATTACKS, ids=[a[0] for a in CHECKED_ONLY_ATTACKS]
+)
+def test_memory_forgery_through_the_shell_is_refused(shell, target, name, source):
+    restarts = shell.restarts
+    result = shell.run_cell(target.fill(source))
+    assert "gradshell: " in result.output and "not available here" in result.output
+    assert shell.restarts == restarts
     _assert_held(shell, target, result.output + result.visual)
 
 
