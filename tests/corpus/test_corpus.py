@@ -52,9 +52,7 @@ XFAIL = {
     "xor_classifier": _FLOAT_DIGITS + "last digits of one BCELoss value",
     "numpy_warmup_two_layer": _FLOAT_DIGITS + "float64 matmul sums in another order "
     "(last digit of loss.item())",
-    "word_embeddings_ngram": "nn.Embedding is not supported",
-    "gradient_clipping_training": "torch.nn.utils (clip_grad_norm_) is not supported",
-    "module_api": "nn.LayerNorm and nn.Embedding are not supported",
+    "module_api": "nn.LayerNorm is not supported",
 }
 
 _WARNING = re.compile(r"^\S.*:\d+: (\w*Warning): (.*)$")

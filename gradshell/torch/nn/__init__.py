@@ -1,7 +1,7 @@
 """torch.nn: Module and Parameter, layers, activations, losses, containers, and the
 `functional` and `init` submodules."""
 
-from gradshell.torch.nn import functional, init, modules
+from gradshell.torch.nn import functional, init, modules, utils
 from gradshell.torch.nn.modules import *  # noqa: F403 - every layer, listed in modules.__all__
 from gradshell.torch.nn.parameter import Parameter, UninitializedParameter
 
@@ -12,4 +12,5 @@ __all__ = [
     "functional",
     "init",
     "modules",
+    "utils",
 ]

@@ -33,6 +33,7 @@ from gradshell.ops.pooling import (
     max_pool2d,
     max_pool2d_with_indices,
 )
+from gradshell.torch.nn._embedding import embedding
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -47,6 +48,7 @@ __all__ = [
     "cross_entropy",
     "dropout",
     "elu",
+    "embedding",
     "gelu",
     "l1_loss",
     "leaky_relu",

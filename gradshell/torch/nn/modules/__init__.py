@@ -36,6 +36,7 @@ from gradshell.torch.nn.modules.loss import (
 )
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from gradshell.torch.nn.modules.sparse import Embedding
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -52,6 +53,7 @@ __all__ = [
     "CrossEntropyLoss",
     "Dropout",
     "ELU",
+    "Embedding",
     "Flatten",
     "GELU",
     "Identity",
