@@ -115,6 +115,6 @@ def test_blockwise_splits_and_keeps_shape():
         calls.append(x.size)
         return x * k
 
-    x = np.arange(2 * fp32.CHUNK + 5, dtype=F32).reshape(-1, 5)
+    x = np.arange(5 * (fp32.CHUNK // 2 + 3), dtype=F32).reshape(-1, 5)
     r = double(x, F32(2))
     assert r.shape == x.shape and (r == 2 * x).all() and max(calls) <= fp32.CHUNK
