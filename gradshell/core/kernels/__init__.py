@@ -6,14 +6,15 @@ and a training loop grows it.  This package reproduces, in NumPy:
 * ``elementwise``: exp, log, tanh, sin, cos (MKL's in PyTorch: closest reproducible
   values), expm1, log1p, sigmoid, softplus, log_sigmoid, pow and the backward kernels of
   tanh, sigmoid and softplus (Sleef's vector algorithms on PyTorch's vector blocks, the
-  C library on its scalar tails: bit for bit);
+  C library on its scalar tails: bit for bit, float32 and float64);
 * ``softmax``: softmax, log_softmax (and their backward kernels) along the last
   dimension in ATen's vectorised order, bit for bit; logsumexp as PyTorch composes it;
 * ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
   for the shapes where it was measured, NumPy's product elsewhere.
 
-They cost more than NumPy's own ufuncs; ``set_exact(False)`` (also
-``gradshell.set_exact``) switches the ops back to NumPy's fast math for big work.
+They cost more than NumPy's own ufuncs (``bench/bench_exact.py``); ``set_exact(False)``
+(also ``gradshell.set_exact``) switches the ops back to NumPy's fast math for big work.
+``lookup(name, data)`` / ``lookup_pair(name, a, b)`` hand an op its exact kernel.
 """
 
 from __future__ import annotations
