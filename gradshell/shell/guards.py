@@ -12,6 +12,7 @@ bodies), which the checker refuses.
 
 from __future__ import annotations
 
+import functools
 import operator
 import types
 from typing import Any
@@ -348,7 +349,7 @@ def c(f: Any) -> Any:
     raise Refused(f"calling {_describe_callable(f)} is not available here")
 
 
-def calls_checked(fn: Any, positions: tuple[int, ...] = (), keywords: tuple[str, ...] = ()) -> Any:
+class CallsChecked:
     """`fn` (map, sorted, functools.partial, ...) with the callables it is handed checked
     as if learner code called them itself, before `fn` gets them.
 
@@ -357,20 +358,32 @@ def calls_checked(fn: Any, positions: tuple[int, ...] = (), keywords: tuple[str,
     any `f` learner code can name but not call. `None` (filter's and sorted's default)
     passes unchanged."""
 
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        if positions:
+    __slots__ = ("fn", "positions", "keywords")
+
+    def __init__(self, fn: Any, positions: tuple[int, ...], keywords: tuple[str, ...]) -> None:
+        self.fn = fn
+        self.positions = positions
+        self.keywords = keywords
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.positions:
             args = tuple(
-                c(a) if i in positions and a is not None else a for i, a in enumerate(args)
+                c(a) if i in self.positions and a is not None else a for i, a in enumerate(args)
             )
-        for name in keywords:
+        for name in self.keywords:
             if kwargs.get(name) is not None:
                 kwargs[name] = c(kwargs[name])
-        return fn(*args, **kwargs)
+        return self.fn(*args, **kwargs)
 
-    checked.__name__ = getattr(fn, "__name__", "checked")
-    checked.__qualname__ = checked.__name__
-    checked.__doc__ = getattr(fn, "__doc__", None)
-    return checked
+    def __repr__(self) -> str:
+        return repr(self.fn)
+
+
+def calls_checked(
+    fn: Any, positions: tuple[int, ...] = (), keywords: tuple[str, ...] = ()
+) -> CallsChecked:
+    """`fn` with the callables at `positions` / `keywords` checked (see `CallsChecked`)."""
+    return CallsChecked(fn, positions, keywords)
 
 
 def check_calls_of(
@@ -381,6 +394,15 @@ def check_calls_of(
     sub = _SUBSTITUTE_CALLS.get(id(original))
     inner = sub[1] if sub is not None and sub[0] is original else original
     substitute_call(original, calls_checked(inner, positions, keywords))
+
+
+# `@x.setter` and friends store a function Python calls later with the instance (and
+# the value): it is checked as a learner call when handed over, as `property(f)` is.
+for _name in ("getter", "setter", "deleter"):
+    register_replacement(
+        property, _name, lambda prop, _n=_name: calls_checked(getattr(prop, _n), (0,))
+    )
+policy.CALLABLE_TYPES.update({CallsChecked, type(functools.cmp_to_key(operator.lt))})
 
 
 def _describe_callable(f: Any) -> str:

@@ -83,6 +83,10 @@ BUILTIN_ATTRS: dict[type, frozenset[str]] = {
     type({}.keys()): frozenset({"isdisjoint"}),
     type({}.items()): frozenset({"isdisjoint"}),
     type({}.values()): frozenset(),
+    # `@x.setter` in a class body; the functions handed over are checked (guards).
+    property: frozenset({"fget", "fset", "fdel", "getter", "setter", "deleter"}),
+    # A generator driven by hand (`g.send(v)`, `g.close()`); never its frame or code.
+    types.GeneratorType: frozenset({"send", "close"}),
     BaseException: _EXC,
     StopIteration: _EXC,
     SyntaxError: _EXC,

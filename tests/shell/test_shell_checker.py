@@ -122,6 +122,78 @@ ALLOWED = [
     ),
     ("from __future__ import division\nprint(1 / 2)", "0.5\n"),
     ("import collections\nprint(collections.Counter('abca')['a'])", "2\n"),
+    # Tutorial code that must keep working while callables handed to map/sorted/partial
+    # and friends are checked, and properties and generators are used by hand.
+    (
+        "class Temp:\n    def __init__(self):\n        self._c = 0\n    @property\n"
+        "    def c(self):\n        return self._c\n    @c.setter\n    def c(self, v):\n"
+        "        self._c = v\nt = Temp()\nt.c = 5\nprint(t.c)",
+        "5\n",
+    ),
+    (
+        "def acc():\n    total = 0\n    while True:\n        x = yield total\n        total += x\n"
+        "g = acc()\n_ = next(g)\nprint(g.send(5), g.send(2))\ng.close()",
+        "5 7\n",
+    ),
+    (
+        "from functools import cmp_to_key\nprint(sorted([3, 1, 2], key=cmp_to_key(lambda a, b: b - a)))",
+        "[3, 2, 1]\n",
+    ),
+    (
+        "words = ['pear', 'fig', 'apple']\n"
+        "print(sorted(words, key=len), max(words, key=str.lower), min(words, key=lambda w: w[-1]))",
+        "['fig', 'pear', 'apple'] pear apple\n",
+    ),
+    (
+        "print(list(map(str, [1, 2])), list(filter(None, [0, 1, 2])), list(map(str.upper, 'ab')))",
+        "['1', '2'] [1, 2] ['A', 'B']\n",
+    ),
+    ("print(list(map(type, [1, 'a'])))", "[<class 'int'>, <class 'str'>]\n"),
+    (
+        "from functools import partial, reduce\ndef power(b, e):\n    return b ** e\n"
+        "print(partial(power, e=2)(5), reduce(lambda a, b: a * b, [1, 2, 3, 4]), partial(print, end='!\\n')('x'))",
+        "x!\n25 24 None\n",
+    ),
+    (
+        "from functools import lru_cache\n@lru_cache(maxsize=None)\ndef fib(n):\n"
+        "    return n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(30))",
+        "832040\n",
+    ),
+    (
+        "from collections import defaultdict\nd = defaultdict(lambda: 'n/a')\nc = defaultdict(int)\n"
+        "c['x'] += 1\ng = defaultdict(list)\ng['k'].append(1)\nprint(d['q'], dict(c), dict(g))",
+        "n/a {'x': 1} {'k': [1]}\n",
+    ),
+    ("scores = {'a': 3, 'b': 5}\nprint(max(scores, key=scores.get))", "b\n"),
+    (
+        "import itertools\nprint(list(itertools.starmap(pow, [(2, 3)])), list(itertools.accumulate([1, 2, 3], max)),"
+        " [k for k, _ in itertools.groupby('aab', key=str.upper)], list(itertools.takewhile(lambda v: v < 2, [1, 2])))",
+        "[8] [1, 2, 3] ['A', 'B'] [1]\n",
+    ),
+    (
+        "from dataclasses import dataclass, field\n@dataclass\nclass Cfg:\n    lr: float = 0.1\n"
+        "    layers: list = field(default_factory=list)\nprint(Cfg())",
+        "Cfg(lr=0.1, layers=[])\n",
+    ),
+    (
+        "class C:\n    def get(self):\n        return 7\n    v = property(get)\nprint(C().v)",
+        "7\n",
+    ),
+    (
+        "n = [0]\ndef roll():\n    n[0] += 1\n    return n[0]\nprint(list(iter(roll, 4)), next(iter([9])))",
+        "[1, 2, 3] 9\n",
+    ),
+    (
+        "import numpy as np\ndef f(a: np.ndarray) -> np.ndarray:\n    return a * 2\n"
+        "print(f(np.ones(2)), isinstance(np.ones(1), np.ndarray))",
+        "[2. 2.] True\n",
+    ),
+    (
+        "import torch.nn as nn\nm = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\ndef init(layer):\n"
+        "    if isinstance(layer, nn.Linear):\n        nn.init.zeros_(layer.weight)\n"
+        "_ = m.apply(init)\nprint(m[0].weight.sum().item())",
+        "0.0\n",
+    ),
 ]
 
 

@@ -142,6 +142,12 @@ ESCAPES = [
         "import numpy as np\nimport dataclasses\ndataclasses.field(default_factory=np.ndarray)",
     ),
     # a library's metaclass called, or inherited from, to make classes
+    (
+        "property-setter-refused",
+        "import numpy as np\nclass A:\n    p = property(len)\n    p = p.setter(np.ndarray)",
+    ),
+    ("generator-throw", "g = (i for i in [1])\ng.throw(ValueError)"),
+    ("generator-frame-after-send", "g = (i for i in [1])\ng.send(None)\ng.gi_frame"),
     ("torch-metaclass-call", "M = type(torch.FloatTensor)\nM('X', (), {'__module__': 'torch'})"),
     ("torch-metaclass-base", "M = type(torch.FloatTensor)\nclass M2(M):\n    pass"),
     # NumPy's array class reads raw bytes as pointers when called with buffer=
