@@ -52,7 +52,6 @@ XFAIL = {
     "xor_classifier": _FLOAT_DIGITS + "last digits of one BCELoss value",
     "numpy_warmup_two_layer": _FLOAT_DIGITS + "float64 matmul sums in another order "
     "(last digit of loss.item())",
-    "module_api": "nn.LayerNorm is not supported",
 }
 
 _WARNING = re.compile(r"^\S.*:\d+: (\w*Warning): (.*)$")

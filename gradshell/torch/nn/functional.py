@@ -34,6 +34,7 @@ from gradshell.ops.pooling import (
     max_pool2d_with_indices,
 )
 from gradshell.torch.nn._embedding import embedding
+from gradshell.torch.nn._layer_norm import layer_norm
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -51,6 +52,7 @@ __all__ = [
     "embedding",
     "gelu",
     "l1_loss",
+    "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",

@@ -35,6 +35,7 @@ from gradshell.torch.nn.modules.loss import (
     SmoothL1Loss,
 )
 from gradshell.torch.nn.modules.module import Module
+from gradshell.torch.nn.modules.normalization import LayerNorm
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from gradshell.torch.nn.modules.sparse import Embedding
 
@@ -58,6 +59,7 @@ __all__ = [
     "GELU",
     "Identity",
     "L1Loss",
+    "LayerNorm",
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
