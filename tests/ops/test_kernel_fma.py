@@ -118,3 +118,15 @@ def test_blockwise_splits_and_keeps_shape():
     x = np.arange(5 * (fp32.CHUNK // 2 + 3), dtype=F32).reshape(-1, 5)
     r = double(x, F32(2))
     assert r.shape == x.shape and (r == 2 * x).all() and max(calls) <= fp32.CHUNK
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40).flatmap(lambda n: st.tuples(hnp.arrays(F32, n, elements=_f32s()),
+                                                      hnp.arrays(F32, n, elements=_f32s()))))  # fmt: skip
+def test_product_and_reciprocal_errors_are_the_fma(xy):
+    x, y = xy
+    with np.errstate(all="ignore"):
+        rx = x * y
+        assert _same(fp32.product_error(x, y, rx), fma32(x, y, -rx))
+        t = F32(1) / x
+        assert _same(fp32.reciprocal_error(x, t), fma32(-x, t, np.ones_like(x)))

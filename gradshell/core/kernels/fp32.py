@@ -113,6 +113,32 @@ def fmanp(a, b, c) -> np.ndarray:
     return fma(np.negative(a), b, c)
 
 
+def product_error(x, y, rx) -> np.ndarray:
+    """``fma(x, y, -rx)`` where ``rx`` is the float32 product ``x*y``: its rounding error.
+
+    The exact product (48 bits) minus its own leading 24 bits is exact in float64, so the
+    one cast to float32 is the FMA's single rounding: no midpoint or subnormal test needed
+    (an overflowed ``rx`` gives -inf, as the FMA does).
+    """
+    e = _f64(x) * _f64(y)
+    e -= _f64(rx)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return e.astype(F32)
+
+
+def reciprocal_error(d, t) -> np.ndarray:
+    """``fma(-d, t, 1)`` where ``t`` is the float32 quotient ``1/d``.
+
+    d*t lies within 2**-23 of 1 and is a multiple of 2**-47 or finer only as far as its
+    own bits go, so 1 - d*t needs at most 25 significant bits: exact in float64, rounded
+    once by the cast (t overflowing or underflowing keeps the product's bits within 53).
+    """
+    e = _f64(d) * _f64(t)
+    np.subtract(1.0, e, out=e)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return e.astype(F32)
+
+
 # -- double-float pairs (Sleef's df.h, FMA variants) --------------------------------------
 def df_add_f_f(x, y):
     """dfadd_vf2_vf_vf: |x| >= |y| assumed."""
@@ -176,25 +202,25 @@ def df_scale(x, s):
 def df_mul_f_f(x, y):
     """dfmul_vf2_vf_vf."""
     rx = x * y
-    return rx, fmapn(x, y, rx)
+    return rx, product_error(x, y, rx)
 
 
 def df_mul_f2_f(x, y):
     """dfmul_vf2_vf2_vf."""
     rx = x[0] * y
-    return rx, fma(x[1], y, fmapn(x[0], y, rx))
+    return rx, fma(x[1], y, product_error(x[0], y, rx))
 
 
 def df_mul_f2_f2(x, y):
     """dfmul_vf2_vf2_vf2."""
     rx = x[0] * y[0]
-    return rx, fma(x[0], y[1], fma(x[1], y[0], fmapn(x[0], y[0], rx)))
+    return rx, fma(x[0], y[1], fma(x[1], y[0], product_error(x[0], y[0], rx)))
 
 
 def df_squ(x):
     """dfsqu_vf2_vf2."""
     rx = x[0] * x[0]
-    return rx, fma(x[0] + x[0], x[1], fmapn(x[0], x[0], rx))
+    return rx, fma(x[0] + x[0], x[1], product_error(x[0], x[0], rx))
 
 
 def df_div(n, d):
@@ -202,8 +228,8 @@ def df_div(n, d):
     with np.errstate(divide="ignore", invalid="ignore"):
         t = F32(1) / d[0]
     qx = n[0] * t
-    u = fmapn(t, n[0], qx)
-    qy = fmanp(d[1], t, fmanp(d[0], t, F32(1)))
+    u = product_error(t, n[0], qx)
+    qy = fmanp(d[1], t, reciprocal_error(d[0], t))
     qy = fma(qx, qy, fma(n[1], t, u))
     return qx, qy
 
@@ -212,7 +238,7 @@ def df_rec_f2(d):
     """dfrec_vf2_vf2."""
     with np.errstate(divide="ignore", invalid="ignore"):
         qx = F32(1) / d[0]
-    return qx, qx * fmanp(d[1], qx, fmanp(d[0], qx, F32(1)))
+    return qx, qx * fmanp(d[1], qx, reciprocal_error(d[0], qx))
 
 
 # -- exponent helpers ----------------------------------------------------------------------
