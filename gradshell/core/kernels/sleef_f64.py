@@ -164,7 +164,9 @@ def _expk2(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     s = _dd_add2_d2_d(s, dq * -L2L)
     s2 = _dd_squ(s)
     s4 = _dd_squ(s2)
-    u = _poly10(s[0], s2[0], s4[0], s4[0] * s4[0], (0.1602472219709932072e-9, *_EXPK2_POLY))
+    # |s| <= 0.35 and constant terms of 2e-9 and more: fma64_unchecked's terms (see expd)
+    coeffs = (0.1602472219709932072e-9, *_EXPK2_POLY)
+    u = _poly10(s[0], s2[0], s4[0], s4[0] * s4[0], coeffs, fma=fma64_unchecked)
     t = _dd_add2_d2_d(_dd_mul_d2_d(s, u), 0.1666666666666666574e0)
     t = _dd_add2_d2_d(_dd_mul_d2_d2(s, t), 0.5)
     t = _dd_add2_d2_d2(s, _dd_mul_d2_d2(_dd_squ(s), t))
@@ -226,9 +228,12 @@ def _log_core(e: np.ndarray, x: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     x4 = x2 * x2
     x8 = x4 * x4
     c = _LOG_POLY  # POLY7 (Estrin) in x2
-    hi = fma64(x4, c[0], fma64(x2, c[1], c[2]))
-    lo = fma64(x4, fma64(x2, c[3], c[4]), fma64(x2, c[5], c[6]))
-    t = fma64(x8, hi, lo)
+    # x2 <= 0.04 and constant terms of 0.15 and more: fma64_unchecked's terms (lanes with
+    # infinities or NaNs give NaN here and are replaced by the caller's selects)
+    f = fma64_unchecked
+    hi = f(x4, c[0], f(x2, c[1], c[2]))
+    lo = f(x4, f(x2, c[3], c[4]), f(x2, c[5], c[6]))
+    t = f(x8, hi, lo)
     s = _dd_mul_d2_d((0.693147180559945286226764, 2.319046813846299558417771e-17), e)
     s = _dd_add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
     s = _dd_add_d2_d(s, (x2 * x[0]) * t)
