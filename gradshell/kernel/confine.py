@@ -265,7 +265,25 @@ def _limit_resources(policy: ConfinePolicy) -> str:
     soft, _ = _set_limit(resource.RLIMIT_NOFILE, policy.max_open_files, policy.max_open_files)
     words.append(f"{soft} open files")
     words.append("no core dumps")
+    if _first_to_end_when_memory_runs_out():
+        words.append("ended first if the machine runs out of memory")
     return ", ".join(words)
+
+
+def _first_to_end_when_memory_runs_out() -> bool:
+    """Make this process the kernel's out-of-memory killer's first choice.
+
+    The address-space limit is set generously (a share of the machine's memory, and
+    several learners' kernels share one machine), so memory may still run out while a
+    kernel grows: then the kernel must go, not the front end, another learner's kernel
+    or the notebook server. Raising one's own score needs no privilege (lowering it
+    would, so learner code cannot undo it)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        return False
+    return True
 
 
 def _set_limit(which: int, soft: int, hard: int) -> tuple[int, int]:

@@ -436,9 +436,15 @@ def describe_error(error: BaseException | None) -> dict[str, Any] | None:
         return None
     from gradshell.shell.errors import StatementTimeout
 
+    try:
+        message = str(error)
+    except Exception:  # a learner exception whose __str__ fails, as Python prints it
+        message = "<exception str() failed>"
+    if not isinstance(message, str):
+        message = "<exception str() failed>"
     return {
         "type": type(error).__name__,
-        "message": str(error),
+        "message": message,
         "timeout": isinstance(error, StatementTimeout),
         "interrupted": isinstance(error, KeyboardInterrupt),
     }
@@ -475,6 +481,29 @@ def _confine(start: dict[str, Any]) -> dict[str, str]:
         max_open_files=int(policy_data.get("max_open_files", 256)),
     )
     return dict(confine(policy).layers)
+
+
+def report_unraisable(hook: Any) -> None:
+    """`sys.unraisablehook`: an error Python could not raise where it happened (a
+    generator closed by the collector whose `finally:` ran into the time limit, say),
+    told in the learner's words, without the frames of gradshell's own code."""
+    exc = hook.exc_value
+    try:
+        where = f" in: {hook.object!r}" if hook.object is not None else ""
+    except Exception:  # the object's own repr failed: name its type only
+        where = f" in: <{type(hook.object).__name__} object>"
+    from gradshell.shell.errors import StatementTimeout
+
+    if isinstance(exc, StatementTimeout | KeyboardInterrupt):
+        what = "it was stopped by the time limit or Ctrl-C"
+    elif exc is None:
+        what = getattr(hook.exc_type, "__name__", "an error")
+    else:
+        what = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    try:
+        sys.stderr.write(f"Exception ignored{where[:200]}: {what[:1000]}\n")
+    except Exception:  # nowhere to say it: stay quiet rather than fail again
+        pass
 
 
 def _die_with_parent(parent: int) -> None:
@@ -526,6 +555,7 @@ def main() -> int:
         channel.send({"type": "fatal", "message": detail})
         return 1
     _die_with_parent(parent)
+    sys.unraisablehook = report_unraisable
     signal.signal(signal.SIGINT, kernel.on_interrupt)
     channel.send({"type": "ready", "layers": layers, "state": kernel.state(), "pid": os.getpid()})
     kernel.serve()
@@ -540,4 +570,5 @@ __all__ = [
     "describe_error",
     "fit_result",
     "main",
+    "report_unraisable",
 ]

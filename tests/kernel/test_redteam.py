@@ -407,6 +407,10 @@ WIRE_ATTACKS = [
     ("surrogate-repr", "class A:\n    def __repr__(self):\n        return chr(0xd800)\nA()"),
     ("fake-frame", 'print(\'\\x00\\x00\\x00\\x10{"type":"result"}\')'),
     ("nul-output", "print('a\\x00b')"),
+    (
+        "error-whose-str-fails",
+        "class E(Exception):\n    def __str__(self):\n        return 1 / 0\nraise E()",
+    ),
 ]
 
 
@@ -416,6 +420,7 @@ def test_what_the_kernel_sends_back_never_breaks_the_wire(target):
         for name, source in WIRE_ATTACKS:
             result = k.run_cell(source)
             assert "exited unexpectedly" not in result.output, name
+            assert "internal error" not in result.output, name
             assert len(result.output) <= 20 * 1024 * 1024, name
             assert k.run_cell("keep").output == "41\n", name
         assert k.restarts == 0
@@ -469,3 +474,26 @@ def test_a_kernel_cannot_signal_or_read_another_sessions_kernel(tmp_path):
     finally:
         a.close()
         b.close()
+
+
+def test_an_error_python_ignores_is_told_without_gradshell_frames(shell):
+    """A generator closed by the collector whose `finally:` loops until the time limit:
+    Python can only report the error, which must not show gradshell's own code."""
+    result = shell.run_cell(
+        "def g():\n    try:\n        yield 1\n    finally:\n        while True:\n"
+        "            pass\nx = g()\nnext(x)\ndel x"
+    )
+    assert "Exception ignored in: <generator object g" in result.output
+    assert "stopped by the time limit" in result.output
+    assert "Traceback" not in result.output and "gradshell/" not in result.output
+    assert shell.run_cell("keep").output == "41\n"
+
+
+def test_memory_running_out_ends_the_kernel_first(raw_shell):
+    """The kernel is the out-of-memory killer's first choice (not the front end or
+    another learner's kernel), and learner code cannot change that."""
+    source = "with open('/proc/self/oom_score_adj') as f:\n    print(f.read().strip())"
+    assert raw_shell.run_cell(source).output == "1000\n"
+    lowered = raw_shell.run_cell("open('/proc/self/oom_score_adj', 'w').write('0')")
+    assert lowered.error is not None
+    assert raw_shell.run_cell("keep").output == "41\n"
