@@ -512,13 +512,23 @@ class Session(Prompts):
     @contextmanager
     def _learner_files(self) -> Iterator[None]:
         """While learner code runs, torch.save/torch.load open paths under this session's
-        directories only (the kernel sets its own opener once, for its whole life)."""
+        directories only (the kernel sets its own opener once, for its whole life), and
+        see the session's namespace as the learner's `__main__` (for saved classes)."""
+        from gradshell.torch import serialization
+
+        previous_main, serialization.main_namespace = serialization.main_namespace, self.namespace
+        try:
+            with self._confined_files(serialization):
+                yield
+        finally:
+            serialization.main_namespace = previous_main
+
+    @contextmanager
+    def _confined_files(self, serialization) -> Iterator[None]:
         policy = getattr(self.files, "policy", None)
         if self.unsafe or policy is None:
             yield
             return
-        from gradshell.torch import serialization
-
         if self._opener is None:
             from gradshell.shell.files import make_opener
 

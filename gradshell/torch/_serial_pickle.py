@@ -191,6 +191,10 @@ class TorchPickler(pickle._Pickler):
             return self._write_global(obj, "torch", obj.name)
         if isinstance(obj, type) and torch_module_path(obj).startswith("torch."):
             return self._write_global(obj, torch_module_path(obj), obj.__qualname__)
+        if _is_learner_class(obj):
+            # The shell runs the learner's code in a namespace named __main__ that is not
+            # sys.modules["__main__"]: written by name, as PyTorch writes a script's class.
+            return self._write_global(obj, "__main__", obj.__qualname__)
         return super().save_global(obj, name)
 
     def _write_global(self, obj, module: str, name: str) -> None:
@@ -209,6 +213,19 @@ def _c_strides(shape: tuple) -> tuple:
         strides.append(step)
         step *= max(s, 1)
     return tuple(reversed(strides))
+
+
+def _is_learner_class(obj) -> bool:
+    """A class defined at the top level of the learner's code (the shell's __main__)."""
+    from gradshell.torch import serialization
+
+    namespace = serialization.main_namespace
+    return (
+        isinstance(obj, type)
+        and namespace is not None
+        and obj.__module__ == "__main__"
+        and namespace.get(obj.__qualname__) is obj
+    )
 
 
 def _is_module(obj) -> bool:

@@ -210,8 +210,14 @@ def _module_class(module: str, name: str):
 
 
 def _main_class(name: str):
-    main = sys.modules.get("__main__")
-    cls = getattr(main, name, None) if main is not None else None
+    from gradshell.torch import serialization
+
+    namespace = serialization.main_namespace
+    if namespace is not None:  # the shell's learner code: its namespace is its __main__
+        cls = namespace.get(name)
+    else:
+        main = sys.modules.get("__main__")
+        cls = getattr(main, name, None) if main is not None else None
     if isinstance(cls, type) and cls.__module__ == "__main__":
         return cls
     return None

@@ -46,6 +46,10 @@ DEFAULT_PROTOCOL = 2
 #: How save and load open a path (path, "rb"/"wb") -> binary file. The shell may replace
 #: it with one that keeps files inside the session directory.
 file_opener: Callable[[str, str], BinaryIO] = open
+#: Where the learner's own classes live (their `__main__`): the shell sets its session's
+#: namespace while learner code runs, so torch.load(weights_only=False) can rebuild a
+#: saved `__main__.Net`; None means Python's own `__main__` module.
+main_namespace: dict | None = None
 _ALIGNMENT = 64
 
 UNSAFE_MESSAGE = (
