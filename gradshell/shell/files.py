@@ -197,7 +197,15 @@ def make_opener(policy: PathPolicy, writable: Path) -> Callable[[str, str], Bina
             return open(resolved, mode)  # noqa: SIM115 - the caller closes it
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
 
+    opener.roots = roots  # type: ignore[attr-defined] - what os.path's questions may see
+    opener.session_dir = policy.session_dir  # type: ignore[attr-defined]
     return opener
+
+
+def within_roots(path: str | os.PathLike[str], roots: Iterable[Path]) -> bool:
+    """Whether `path` (relative to the working directory) lies in one of `roots`."""
+    target = Path(os.path.abspath(os.fspath(path))).resolve()
+    return any(target == root or root in target.parents for root in roots)
 
 
 def _reason(exc: BaseException) -> str:
@@ -214,5 +222,6 @@ __all__ = [
     "LocalFiles",
     "PathPolicy",
     "make_opener",
+    "within_roots",
     "render_svg",
 ]

@@ -14,6 +14,7 @@ import collections
 import collections.abc
 import copy
 import dataclasses
+import errno
 import functools
 import itertools
 import os
@@ -43,17 +44,94 @@ def _pick(module: Any, names: str) -> dict[str, Any]:
 # --- os ----------------------------------------------------------------------------
 
 
+def _session_roots() -> list[Any] | None:
+    """The directories learner code's files live in (None: no session policy here)."""
+    from gradshell.torch import serialization
+
+    return getattr(serialization.file_opener, "roots", None)
+
+
+def _outside(path: Any) -> bool:
+    """Whether `path` lies outside the session's directories (so learner code may not
+    learn whether it exists, how large it is, or what it holds)."""
+    from gradshell.shell.files import within_roots
+
+    roots = _session_roots()
+    if roots is None or not isinstance(path, str | os.PathLike):
+        return False
+    try:
+        return not within_roots(path, roots)
+    except (OSError, ValueError):
+        return True
+
+
+def _refuse_outside(path: Any) -> None:
+    from gradshell.torch import serialization
+
+    session_dir = getattr(serialization.file_opener, "session_dir", "the session directory")
+    raise PermissionError(
+        errno.EACCES,
+        f"{path} is outside the session directory ({session_dir}); "
+        "start gradshell with --allow-path DIR to use another directory",
+    )
+
+
+def _answer_within(question: Callable[..., Any], refuse: bool) -> Callable[..., Any]:
+    """`os.path.exists` and friends answering only inside the session's directories:
+    outside them a path reads as absent (or, for `refuse`, raises PermissionError), as
+    the sandbox would show it — the operating system lets anyone ask a file's size."""
+
+    def answer(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if _outside(path):
+            if refuse:
+                _refuse_outside(path)
+            return False
+        return question(path, *args, **kwargs)
+
+    answer.__name__ = question.__name__
+    answer.__doc__ = question.__doc__
+    return answer
+
+
+def _listdir(path: Any = ".") -> list[str]:
+    """`os.listdir`: the names in a directory of the session."""
+    if _outside(path):
+        _refuse_outside(path)
+    return os.listdir(path)
+
+
+#: The environment variables learner code sees (a copy): locale, terminal and the
+#: numeric libraries' settings tutorials read; never the host's tokens and keys.
+_ENVIRON_NAMES = frozenset(
+    """HOME USER LOGNAME LANG LANGUAGE TERM COLUMNS LINES PATH SHELL PWD TMPDIR TZ
+    PYTHONHASHSEED CUDA_VISIBLE_DEVICES KMP_DUPLICATE_LIB_OK""".split()
+)
+_ENVIRON_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "GRADSHELL_")
+
+
+def _learner_environ() -> dict[str, str]:
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name in _ENVIRON_NAMES or name.startswith(_ENVIRON_PREFIXES)
+    }
+
+
 def _os() -> dict[str, Any]:
     from gradshell.shell.safe_modules import SafeModule
 
     path = _pick(
         os.path,
-        """join exists isfile isdir isabs basename dirname split splitext abspath normpath
-        relpath expanduser getsize commonpath commonprefix sep""",
+        """join isabs basename dirname split splitext abspath normpath relpath expanduser
+        commonpath commonprefix sep""",
     )
-    exports = _pick(os, "sep pathsep linesep curdir pardir extsep name getcwd listdir cpu_count")
+    for name in ("exists", "isfile", "isdir"):
+        path[name] = _answer_within(getattr(os.path, name), refuse=False)
+    path["getsize"] = _answer_within(os.path.getsize, refuse=True)
+    exports = _pick(os, "sep pathsep linesep curdir pardir extsep name getcwd cpu_count")
+    exports["listdir"] = _listdir
     exports["path"] = SafeModule("os.path", _expose(path), NOTES["os"], os.path)
-    exports["environ"] = dict(os.environ)  # a copy: setting a variable changes nothing
+    exports["environ"] = _learner_environ()  # a copy: setting a variable changes nothing
     return exports
 
 

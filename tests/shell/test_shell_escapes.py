@@ -256,3 +256,24 @@ def test_format_without_walks_still_works():
     session = Session(viz=False)
     out = session.run_cell("'{0} {x:>4} {0!r}'.format('a', x=1)").output
     assert out == "\"a    1 'a'\"\n"
+
+
+def test_os_path_answers_only_inside_the_session(tmp_path, monkeypatch):
+    """The OS lets any process ask whether a file exists and how large it is; learner
+    code may ask only about the session's own files, and sees no host secrets in
+    os.environ."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRADSHELL_TEST_API_TOKEN_SECRET", "hunter2")
+    (tmp_path / "a.txt").write_text("x")
+    session = Session(viz=False)
+    out = session.run_cell(
+        "import os\n"
+        "print(os.path.exists('a.txt'), os.path.isfile('a.txt'), os.path.getsize('a.txt'))\n"
+        "print(os.path.exists('/etc/passwd'), os.path.isdir('/root'), os.listdir('.'))"
+    ).output
+    assert out == "True True 1\nFalse False ['a.txt']\n"
+    for source in ("os.path.getsize('/etc/passwd')", "os.listdir('/')", "os.listdir('..')"):
+        out = session.run_cell(source).output
+        assert "outside the session directory" in out, source
+    env = session.run_cell("print(sorted(os.environ))").output
+    assert "PATH" in env and "SECRET" not in env and "hunter2" not in env
