@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from gradshell.core.era import STYLES
 from gradshell.kernel.protocol import (
     Closed,
     MessageTooLarge,
@@ -436,14 +437,20 @@ class KernelSession(Prompts):
     def _hints(self) -> dict[str, Any]:
         return dict(self.display_hints) if self.display_hints is not None else _terminal_hints()
 
-    def _mirror(self, state: dict[str, Any]) -> None:
+    def _mirror(self, state: Any) -> None:
+        """Take the kernel's reported state, keeping only values the front end knows:
+        the kernel may run learner code unchecked and write what it likes on the wire."""
+        if not isinstance(state, dict):
+            return
         if isinstance(state.get("tutor"), dict):
             self.tutor_state = state["tutor"]
-        for key in ("style", "prompt"):
-            if isinstance(state.get(key), str):
-                setattr(self, key, state[key])
-        if isinstance(state.get("execution_count"), int):
-            self.execution_count = state["execution_count"]
+        if state.get("style") in STYLES:
+            self.style = state["style"]
+        if state.get("prompt") in ("python", "ipython"):
+            self.prompt = state["prompt"]
+        count = state.get("execution_count")
+        if type(count) is int and count >= 0:
+            self.execution_count = count
 
     def _exchange(
         self, request: dict[str, Any], collected: list[str], limit: float | None
@@ -579,9 +586,10 @@ class KernelSession(Prompts):
     def complete(self, text: str) -> list[tuple[str, int, str]]:
         """Completions for the text before the cursor, from the kernel's namespace."""
         items = []
-        for item in self._ask("complete", 2.0, text=text).get("items", []):
-            if isinstance(item, list) and len(item) == 3:
-                items.append((str(item[0]), int(item[1]), str(item[2])))
+        found = self._ask("complete", 2.0, text=text).get("items", [])
+        for item in found if isinstance(found, list) else []:
+            if isinstance(item, list) and len(item) == 3 and type(item[1]) is int:
+                items.append((str(item[0]), item[1], str(item[2])))
         return items
 
     def inspect(self, name: str) -> str | None:

@@ -497,3 +497,28 @@ def test_memory_running_out_ends_the_kernel_first(raw_shell):
     lowered = raw_shell.run_cell("open('/proc/self/oom_score_adj', 'w').write('0')")
     assert lowered.error is not None
     assert raw_shell.run_cell("keep").output == "41\n"
+
+
+def test_forged_messages_from_the_kernel_do_not_break_the_front_end(target):
+    """Learner code running unchecked can write its own messages on the wire: a result
+    with a nonsense state, completions that are not completions. The front end keeps
+    what it understands and goes on."""
+    forge = (
+        "import gc\nfrom gradshell.kernel import server\n"
+        "ch = [o for o in gc.get_objects() if isinstance(o, server.Channel)][0]\n"
+        "ch.send({'type': 'result', 'output': 1, 'error': 'x', 'exit_code': 'no', "
+        "'state': {'style': 'evil', 'prompt': ['x'], 'execution_count': 'many', 'tutor': 1}})\n"
+        "ch.send({'type': 'completions', 'items': [['a', 'x', 'b'], 'junk', None]})\n"
+        "ch.send({'type': 'completions', 'items': 'not a list'})\n"
+    )
+    with _kernel(target, checker=False) as k:
+        before = (k.style, k.prompt, k.execution_count)
+        result = k.run_cell(forge)
+        assert result.output == "1"
+        assert (k.style, k.prompt) == before[:2] and isinstance(k.execution_count, int)
+        assert k.complete("ke") == []
+        assert k.complete("ke") == []
+        # The answers the forgeries stood in for arrive late, one per request; the
+        # session soon answers in step again.
+        answers = [k.run_cell("keep").output for _ in range(5)]
+        assert "41\n" in answers and k.restarts == 0
