@@ -130,3 +130,27 @@ def test_product_and_reciprocal_errors_are_the_fma(xy):
         assert _same(fp32.product_error(x, y, rx), fma32(x, y, -rx))
         t = F32(1) / x
         assert _same(fp32.reciprocal_error(x, t), fma32(-x, t, np.ones_like(x)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+    hnp.arrays(np.float64, n, elements=st.floats(allow_nan=True, allow_infinity=True)),
+    hnp.arrays(np.float64, n, elements=st.floats(allow_nan=True, allow_infinity=True)))))  # fmt: skip
+def test_float64_product_and_reciprocal_errors_are_the_fma(xy):
+    from gradshell.core.fma import fma64
+    from gradshell.core.kernels import sleef_f64
+
+    x, y = xy
+    with np.errstate(all="ignore"):
+        rx = x * y
+        want = fma64(x, y, -rx)
+        got = sleef_f64._prod_err(x, y, rx)
+        assert (
+            (got.view(np.uint64) == want.view(np.uint64)) | (np.isnan(got) & np.isnan(want))
+        ).all()
+        t = 1.0 / x
+        want = fma64(-x, t, 1.0)
+        got = sleef_f64._recip_err(x, t)
+        assert (
+            (got.view(np.uint64) == want.view(np.uint64)) | (np.isnan(got) & np.isnan(want))
+        ).all()

@@ -103,16 +103,62 @@ def _dd_add_d2_d(x, y):  # |x| >= |y| assumed
     return rx, ((x[0] - rx) + y) + x[1]
 
 
+_SAFE = 2.0**450  # Veltkamp splits and Dekker's partial products stay finite below it
+_TINY = 2.0**-450  # products above it leave Dekker's error terms clear of underflow
+
+
+def _split(a):
+    t = a * 134217729.0  # 2**27 + 1
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _prod_err(x, y, rx):
+    """``fma64(x, y, -rx)`` for ``rx`` the float64 product ``x*y``: Dekker's exact product
+    error, which needs no rounding (elements near the range limits take the exact FMA)."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        xh, xl = _split(x)
+        yh, yl = _split(np.asarray(y, np.float64)) if np.ndim(y) else _split(float(y))
+        e = xh * yh - rx
+        e += xh * yl
+        e += xl * yh
+        e += xl * yl
+        e = np.asarray(e)
+        ar = np.abs(rx)
+        ok = (ar > _TINY) & (ar < _SAFE) & (np.abs(x) < _SAFE) & (np.abs(y) < _SAFE)
+    if not ok.all():
+        bad = ~np.broadcast_to(ok, e.shape)
+        e = np.array(e)
+        e[bad] = fma64(np.broadcast_to(x, e.shape)[bad], np.broadcast_to(y, e.shape)[bad],
+                       -np.broadcast_to(rx, e.shape)[bad])  # fmt: skip
+    return e
+
+
+def _recip_err(d, t):
+    """``fma64(-d, t, 1)`` for ``t`` the float64 quotient ``1/d``: d*t = p + e exactly
+    (Dekker), 1 - p is exact (p lies in [1/2, 2]), so ``(1 - p) - e`` rounds once."""
+    with np.errstate(all="ignore"):
+        p = d * t
+        e = _prod_err(d, t, p)
+        r = 1.0 - p
+        r -= e
+        ok = (p >= 0.5) & (p <= 2.0)
+    if not ok.all():
+        r[~ok] = fma64(-d[~ok], t[~ok], 1.0)
+    return r
+
+
 def _dd_mul_d2_d(x, y):
     rx = x[0] * y
-    return rx, fma64(x[1], y, fma64(x[0], y, -rx))
+    return rx, fma64(x[1], y, _prod_err(x[0], y, rx))
 
 
 def _dd_div(n, d):
     t = 1.0 / d[0]
     s = n[0] * t
-    u = fma64(t, n[0], -s)
-    v = fma64(-d[1], t, fma64(-d[0], t, 1.0))
+    u = _prod_err(t, n[0], s)
+    v = fma64(-d[1], t, _recip_err(d[0], t))
     return s, fma64(s, v, fma64(n[1], t, u))
 
 
@@ -135,12 +181,12 @@ def _dd_add_d_d2(x, y):
 
 def _dd_mul_d2_d2(x, y):
     rx = x[0] * y[0]
-    return rx, fma64(x[0], y[1], fma64(x[1], y[0], fma64(x[0], y[0], -rx)))
+    return rx, fma64(x[0], y[1], fma64(x[1], y[0], _prod_err(x[0], y[0], rx)))
 
 
 def _dd_squ(x):
     rx = x[0] * x[0]
-    return rx, fma64(x[0] + x[0], x[1], fma64(x[0], x[0], -rx))
+    return rx, fma64(x[0] + x[0], x[1], _prod_err(x[0], x[0], rx))
 
 
 _EXPK2_POLY = (
