@@ -484,17 +484,20 @@ class KernelSession(Prompts):
                 if kept < MAX_COLLECTED:  # a runaway print loop must not fill memory
                     collected.append(text)
             elif kind == "service":
-                self._send_reply(self._serve(message))
+                self._send_reply(self._serve(message), str(message.get("op")))
             elif kind in ("result", "completions", "state", "error"):
                 return message
 
-    def _send_reply(self, reply: dict[str, Any]) -> None:
+    def _send_reply(self, reply: dict[str, Any], op: str) -> None:
         """Answer a service request; an answer too large for the wire (a huge file to
-        %load) becomes a refusal, so the kernel never waits for one that cannot come."""
+        %load, a huge line of input) becomes a refusal, so the kernel never waits for
+        one that cannot come."""
         try:
             self._send(reply)
         except MessageTooLarge:
-            self._send({"type": "reply", "ok": False, "error": "the file is too large to read"})
+            what = "line of input" if op == "input" else "answer"
+            error = f"the {what} is too large to send to the kernel (the limit is 64 MiB)"
+            self._send({"type": "reply", "ok": False, "error": error})
 
     def _signal(self, sig: int) -> None:
         if self._proc is not None:

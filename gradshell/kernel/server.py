@@ -208,8 +208,11 @@ class Kernel:
             reply = self.channel.ask("input", prompt=text[:MAX_PROMPT])
             if reply.get("ok"):
                 return str(reply.get("line", ""))
-            if reply.get("error") == "KeyboardInterrupt":
+            error = reply.get("error")
+            if error == "KeyboardInterrupt":
                 raise KeyboardInterrupt
+            if isinstance(error, str) and error != "EOFError":
+                raise EOFError(error)  # the line could not come (too large to send)
             raise EOFError("EOF when reading a line")
 
         session.read_input = read_input  # type: ignore[method-assign]
