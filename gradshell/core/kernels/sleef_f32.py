@@ -98,8 +98,11 @@ def _expk2f(d0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     t = df_add2_f2_f2(s, df_mul_f2_f2(df_squ(s), t))
     t = df_add_f_f2(F32(1), t)
     tx, ty = ldexp2(t[0], q), ldexp2(t[1], q)
-    low = d0 < F32(-104)
-    return np.where(low, F32(0), tx), np.where(low, F32(0), ty)
+    if not d0.min(initial=0) >= F32(-104):  # rare (NaN lands here too)
+        low = d0 < F32(-104)
+        tx[low] = F32(0)
+        ty[low] = F32(0)
+    return tx, ty
 
 
 @chunked
@@ -109,10 +112,14 @@ def expm1f(a: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         d = df_add2_f2_f(_expk2f(a), F32(-1))
         x = d[0] + d[1]
-        x = np.where(a > F32(88.72283172607421875), F32(np.inf), x)
-        x = np.where(a < F32(-16.635532333438687426013570), F32(-1), x)
-        x = np.where((a == 0) & np.signbit(a), F32(-0.0), x)
-    return x.astype(F32, copy=False)
+        hi, lo = F32(88.72283172607421875), F32(-16.635532333438687426013570)
+        if not (a.min(initial=0) >= lo and a.max(initial=0) <= hi):  # rare (and NaN)
+            x[a > hi] = F32(np.inf)
+            x[a < lo] = F32(-1)
+        zero = a == 0
+        if zero.any():
+            x[zero & np.signbit(a)] = F32(-0.0)
+    return x
 
 
 _LN2_PAIR = (F32(0.69314718246459960938), F32(-1.904654323148236017e-09))
@@ -148,9 +155,17 @@ def log1pf(d: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         dp1 = d + F32(1)
         e = getexp(dp1 * F32(1.0 / 0.75))
-        e = np.where(np.isposinf(e), F32(128), e)
+        inf = np.isposinf(e)
+        if inf.any():
+            e[inf] = F32(128)
         t = ldexp3(np.ones_like(d), -rint_int(e))
-        m = fma(d, t, t - F32(1))
+        # m = fma(d, t, t - 1): t is a power of two, so d*t is exact, and d*t and t - 1
+        # share their scale (t*(d+1) lies in [0.75, 1.5)): the float64 sum needs under 53
+        # bits and is exact, so the cast rounds once, as the FMA does
+        m64 = d.astype(np.float64)
+        m64 *= t
+        m64 += t - F32(1)
+        m = m64.astype(F32)
         s = df_mul_f2_f(_LN2_PAIR, e)
         x = df_div((m, np.zeros_like(m)), df_add_f_f(F32(2), m))
         x2 = x[0] * x[0]
@@ -158,12 +173,16 @@ def log1pf(d: np.ndarray) -> np.ndarray:
         s = df_add_f2_f2(s, df_scale(x, F32(2)))
         s = df_add_f2_f(s, (x2 * x[0]) * t)
         r = s[0] + s[1]
-        big = d > LOG1PF_BOUND  # where d + 1 would overflow the core's scaling
-        if big.any():
-            r[big] = logf_u1(d[big])
-        r = np.where(F32(-1) > d, F32(np.nan), r)
-        r = np.where(d == F32(-1), F32(-np.inf), r)
-        r = np.where((d == 0) & np.signbit(d), F32(-0.0), r)
+        lo, hi = d.min(initial=0), d.max(initial=0)
+        if not (lo > F32(-1) and hi <= LOG1PF_BOUND):  # rare: the selects (NaN lands here)
+            big = d > LOG1PF_BOUND  # where d + 1 would overflow the core's scaling
+            if big.any():
+                r[big] = logf_u1(d[big])
+            r[F32(-1) > d] = F32(np.nan)
+            r[d == F32(-1)] = F32(-np.inf)
+        zero = d == 0
+        if zero.any():
+            r[zero & np.signbit(d)] = F32(-0.0)
     return r.astype(F32, copy=False)
 
 
