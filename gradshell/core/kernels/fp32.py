@@ -37,6 +37,34 @@ def _redo_exact(r: np.ndarray, idx: np.ndarray, a, b, c) -> None:
     r.reshape(-1)[idx] = fma32(*pick)
 
 
+def _fix_midpoints(r: np.ndarray, s: np.ndarray, idx: np.ndarray, a, b, c) -> None:
+    """Repair ``r = float32(s)`` at the flat indices `idx`, where the float64 sum ``s`` of
+    ``a*b`` and ``c`` is a float32 midpoint.
+
+    Most such sums are exact (true ties, which the cast already breaks to even, as the FMA
+    does); the two-sum error of the exact product and ``c`` tells the rest which way the
+    exact value lies.  Sums in float32's subnormal range take the exact FMA.
+    """
+    shape = r.shape
+    aa, bb, cc = (np.broadcast_to(np.asarray(v, F32), shape).reshape(-1)[idx] for v in (a, b, c))
+    pp = aa.astype(np.float64) * bb
+    c64 = cc.astype(np.float64)
+    ss = s.reshape(-1)[idx]
+    v = ss - pp
+    err = (pp - (ss - v)) + (c64 - v)  # pp + c64 == ss + err exactly (Knuth's two-sum)
+    flat = r.reshape(-1)
+    rr = flat[idx]
+    r64 = rr.astype(np.float64)
+    up = (r64 < ss) & (err > 0)
+    down = (r64 > ss) & (err < 0)
+    rr[up] = np.nextafter(rr[up], F32(np.inf))
+    rr[down] = np.nextafter(rr[down], F32(-np.inf))
+    flat[idx] = rr
+    tiny = np.abs(ss) < 2.0**-126
+    if tiny.any():
+        flat[idx[tiny]] = fma32(aa[tiny], bb[tiny], cc[tiny])
+
+
 def _f64(v):
     """`v` as float64: an array cast whole, a scalar as a Python float."""
     if isinstance(v, np.ndarray) and v.ndim:
@@ -69,7 +97,7 @@ def fma(a, b, c, normal: bool = False) -> np.ndarray:
     bits = s.view(np.int64)
     t = np.left_shift(bits, 35)  # the low 29 bits on top: a midpoint is INT64_MIN
     if t.size and t.min() == _INT64_MIN:
-        _redo_exact(r, np.flatnonzero(t == _INT64_MIN), a, b, c)
+        _fix_midpoints(r, s, np.flatnonzero(t == _INT64_MIN), a, b, c)
     if not normal:
         np.left_shift(bits, 1, out=t)
         u = t.view(np.uint64)
@@ -97,7 +125,7 @@ def horner(x: np.ndarray, coeffs) -> np.ndarray:
             r = p.astype(F32)
         t = np.left_shift(p.view(np.int64), 35)
         if t.size and t.min() == _INT64_MIN:
-            _redo_exact(r, np.flatnonzero(t == _INT64_MIN), u, x, F32(c))
+            _fix_midpoints(r, p, np.flatnonzero(t == _INT64_MIN), u, x, F32(c))
         u = r
         u64 = r.astype(np.float64)
     return u
