@@ -73,8 +73,9 @@ def _reduce_rows(x: np.ndarray, op) -> np.ndarray:
     full = x[:, : k * v].reshape(n, k, v)
     if op is np.add:
         # summed in order over the vectors: NumPy's reduction along a non-contiguous axis
-        # adds the vectors one after another (no pairwise splitting)
-        acc = np.add.reduce(full, axis=1)
+        # adds the vectors one after another (no pairwise splitting); it starts from +0
+        # unless told otherwise, and -0 is the identity that keeps a sum of -0s at -0
+        acc = np.add.reduce(full, axis=1, initial=x.dtype.type(-0.0))
     else:
         acc = full[:, 0].copy()
         for j in range(1, k):
