@@ -402,6 +402,13 @@ for _name in ("getter", "setter", "deleter"):
     register_replacement(
         property, _name, lambda prop, _n=_name: calls_checked(getattr(prop, _n), (0,))
     )
+# `xs.sort(key=f)` calls `f` from C, as `sorted` does.
+register_replacement(
+    list,
+    "sort",
+    lambda xs: calls_checked(xs.sort, (), ("key",)),
+    calls_checked(list.sort, (), ("key",)),
+)
 policy.CALLABLE_TYPES.update({CallsChecked, type(functools.cmp_to_key(operator.lt))})
 
 

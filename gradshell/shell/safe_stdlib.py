@@ -337,8 +337,16 @@ def dataclass(cls: Any = None, /, **options: Any) -> Any:
     """`dataclasses.dataclass`: generate `__init__`, `__repr__` and `__eq__` from the
     class's annotated fields (with or without options)."""
     if cls is None:
-        return policy.expose(lambda klass: dataclasses.dataclass(klass, **options))
-    return dataclasses.dataclass(cls, **options)
+        return policy.expose(lambda klass: _dataclass(klass, options))
+    return _dataclass(cls, options)
+
+
+def _dataclass(cls: Any, options: dict[str, Any]) -> Any:
+    made = dataclasses.dataclass(cls, **options)
+    if made is not cls and policy.is_learner_class(cls):
+        # `slots=True` makes a new class from the learner's (checked) body: still theirs.
+        policy.register_learner_class(made)
+    return made
 
 
 def _dataclasses() -> dict[str, Any]:
@@ -347,6 +355,8 @@ def _dataclasses() -> dict[str, Any]:
     )
     policy.clear_caches()
     guards.check_calls_of(dataclasses.field, (), ("default_factory",))
+    guards.check_calls_of(dataclasses.asdict, (), ("dict_factory",))
+    guards.check_calls_of(dataclasses.astuple, (), ("tuple_factory",))
     exports = _pick(
         dataclasses, "field fields asdict astuple replace is_dataclass FrozenInstanceError"
     )

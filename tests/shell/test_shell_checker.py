@@ -184,6 +184,16 @@ ALLOWED = [
         "[1, 2, 3] 9\n",
     ),
     (
+        "from dataclasses import dataclass\n@dataclass(slots=True, order=True)\nclass P:\n"
+        "    x: int\nprint(P(1), P(1) < P(2))",
+        "P(x=1) True\n",
+    ),
+    (
+        "xs = [3, 1, 2]\nxs.sort(key=lambda v: -v)\nys = ['b', 'A']\nlist.sort(ys, key=str.lower)\n"
+        "print(xs, ys)",
+        "[3, 2, 1] ['A', 'b']\n",
+    ),
+    (
         "import numpy as np\ndef f(a: np.ndarray) -> np.ndarray:\n    return a * 2\n"
         "print(f(np.ones(2)), isinstance(np.ones(1), np.ndarray))",
         "[2. 2.] True\n",

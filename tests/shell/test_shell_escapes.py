@@ -148,6 +148,12 @@ ESCAPES = [
     ),
     ("generator-throw", "g = (i for i in [1])\ng.throw(ValueError)"),
     ("generator-frame-after-send", "g = (i for i in [1])\ng.send(None)\ng.gi_frame"),
+    ("list-sort-key-refused", "import numpy as np\n[2, 1].sort(key=np.ndarray)"),
+    (
+        "astuple-factory-refused",
+        "import numpy as np\nimport dataclasses\n@dataclasses.dataclass\nclass Q:\n    a: int\n"
+        "dataclasses.astuple(Q(3), tuple_factory=np.ndarray)",
+    ),
     ("torch-metaclass-call", "M = type(torch.FloatTensor)\nM('X', (), {'__module__': 'torch'})"),
     ("torch-metaclass-base", "M = type(torch.FloatTensor)\nclass M2(M):\n    pass"),
     # NumPy's array class reads raw bytes as pointers when called with buffer=
