@@ -390,6 +390,10 @@ def attr_allowed(obj: Any, name: str) -> bool:
         return hit
     if tp is super:
         return _super_allowed(obj, name)
+    if tp is types.FunctionType:
+        # `counter.calls += 1`: a learner function's own attributes (never cached: the
+        # same name on a library's function is not the learner's).
+        return _is_learner_function(obj) and name in obj.__dict__
     key = (tp, name)
     hit = _inst_cache.get(key)
     if hit is None:
@@ -443,10 +447,17 @@ def _private_setattr_allowed(obj: Any, name: str) -> bool:
     return name not in TORCH_PRIVATE_ATTRS or not any(is_gradshell_class(c) for c in mro)
 
 
+def _is_learner_function(f: Any) -> bool:
+    """A function defined by learner code (its globals are the session's)."""
+    return type(f) is types.FunctionType and f.__globals__.get("__gs_learner__") is True
+
+
 def setattr_allowed(obj: Any, name: str) -> bool:
     """May learner code assign or delete attribute `name` of `obj`?"""
     if name.startswith("_"):
         return _private_setattr_allowed(obj, name)
+    if type(obj) is types.FunctionType:
+        return _is_learner_function(obj)
     if isinstance(obj, type):
         return is_learner_class(obj)
     tp = type(obj)

@@ -189,6 +189,11 @@ ALLOWED = [
         "P(x=1) True\n",
     ),
     (
+        "def roll():\n    roll.calls += 1\n    return roll.calls\nroll.calls = 0\n"
+        "print(list(iter(roll, 3)), roll.calls)",
+        "[1, 2] 3\n",
+    ),
+    (
         "xs = [3, 1, 2]\nxs.sort(key=lambda v: -v)\nys = ['b', 'A']\nlist.sort(ys, key=str.lower)\n"
         "print(xs, ys)",
         "[3, 2, 1] ['A', 'b']\n",

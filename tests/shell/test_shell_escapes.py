@@ -148,6 +148,8 @@ ESCAPES = [
     ),
     ("generator-throw", "g = (i for i in [1])\ng.throw(ValueError)"),
     ("generator-frame-after-send", "g = (i for i in [1])\ng.send(None)\ng.gi_frame"),
+    ("library-function-attribute", "torch.ones.calls = 1"),
+    ("learner-function-private", "def f():\n    pass\nf._secret = 1"),
     ("list-sort-key-refused", "import numpy as np\n[2, 1].sort(key=np.ndarray)"),
     (
         "astuple-factory-refused",
