@@ -284,6 +284,18 @@ class KernelSession(Prompts):
             except OSError:
                 pass
 
+    def _start_fresh(self) -> None:
+        """Start a replacement kernel and wait until it is ready. A Ctrl-C meanwhile is
+        ignored: the start is bounded (START_TIMEOUT), and leaving it half done would
+        lose the learner's variables without a word."""
+        self._spawn()
+        while True:
+            try:
+                self.wait_ready()
+                return
+            except KeyboardInterrupt:
+                continue
+
     def _death_words(self) -> str:
         """How the kernel ended, in words."""
         proc = self._proc
@@ -416,8 +428,7 @@ class KernelSession(Prompts):
         self.restarts += 1
         head = f"gradshell: the kernel running your code {words}; a new one was started"
         try:
-            self._spawn()
-            self.wait_ready()
+            self._start_fresh()
             saved, self.stream = self.stream, None
             try:
                 reply = self._exchange(
@@ -625,8 +636,7 @@ class KernelSession(Prompts):
         else:
             head = f"gradshell: the kernel running your code {words}; a new one was started."
         try:
-            self._spawn()
-            self.wait_ready()
+            self._start_fresh()
         except (KernelLost, KernelStartError, OSError) as exc:
             return f"{head}\ngradshell: the new kernel could not start: {exc}\n"
         return head + "\n" + self._replay_finished() + "\n"
@@ -661,8 +671,7 @@ class KernelSession(Prompts):
                 except KernelLost:
                     self._kill()
                     try:
-                        self._spawn()
-                        self.wait_ready()
+                        self._start_fresh()
                     except (KernelLost, KernelStartError, OSError):
                         pass
                     break

@@ -563,3 +563,25 @@ def test_a_crafted_dtype_in_a_torch_file_forges_no_objects(target):
             assert k.restarts == 0
     finally:
         path.unlink()
+
+
+def test_ctrl_c_while_a_lost_kernel_is_replaced_keeps_the_variables(target):
+    """A learner pressing Ctrl-C while a crashed kernel's replacement starts: the start
+    goes on, the variables come back, and the Ctrl-C does not escape the front end."""
+    with _kernel(target, checker=False) as k:
+        real_wait = k.wait_ready
+        presses = []
+
+        def impatient() -> None:
+            if k._proc is not None and not k._ready and not presses:
+                presses.append(1)
+                raise KeyboardInterrupt
+            real_wait()
+
+        k.wait_ready = impatient
+        try:
+            crashed = k.run_cell("import os\nos._exit(3)")
+        except KeyboardInterrupt:
+            pytest.fail("the Ctrl-C escaped the front end and the kernel was left half started")
+        assert presses and "a new one was started" in crashed.output
+        assert k.run_cell("keep").output == "41\n"
