@@ -46,9 +46,16 @@ XFAIL = {
     "char_rnn_names": "BUGS.md: `import string` is refused",
     "dataset_dataloader": "BUGS.md: scatter_ with a 0-d index tensor raises IndexError",
     "d2l_attention_scratch": "BUGS.md: torch.repeat_interleave is not supported",
+    "makemore_backprop_ninja": "BUGS.md: `dC[ix] += v` (v requires grad) on a view is "
+    "refused (NotImplementedError)",
+    "tensor_ops_tour": "BUGS.md: Tensor.sort, torch.topk, torch.unique, torch.hstack, "
+    "torch.diag are not supported",
+    "lstm_tagger": "BUGS.md: nn.LSTM is not supported",
     "d2l_batchnorm_scratch": _FLOAT_DIGITS
     + "BatchNorm2d weight.grad is a sum of normalised values that is 0 up to rounding: "
     "the rounding noise differs",
+    "gan_1d_toy": _FLOAT_DIGITS + "one BCELoss value rounds to 0.5382 instead of 0.5383 "
+    "after 50 Adam steps",
     "xor_classifier": _FLOAT_DIGITS + "last digits of one BCELoss value",
     "numpy_warmup_two_layer": _FLOAT_DIGITS + "float64 matmul sums in another order "
     "(last digit of loss.item())",
