@@ -44,13 +44,17 @@ class PathPolicy:
     def resolve(self, path: str) -> Path:
         """The absolute, symlink-free form of `path` (relative to the session directory),
         if it lies inside an allowed directory; FileAccessError otherwise."""
+        return self.locate(path)[0]
+
+    def locate(self, path: str) -> tuple[Path, Path]:
+        """`resolve(path)` and the allowed directory it lies in."""
         if not path or "\0" in path:
             raise FileAccessError("a file name is needed")
         raw = Path(path).expanduser()
         target = (raw if raw.is_absolute() else self.session_dir / raw).resolve()
         for root in self.roots():
             if target == root or root in target.parents:
-                return target
+                return target, root
         raise FileAccessError(
             f"{path}: outside the session directory ({self.session_dir}); "
             "start gradshell with --allow-path DIR to use another directory"
@@ -87,14 +91,36 @@ GRAPHVIZ_MISSING = "Graphviz's dot is not installed"
 MAX_READ_BYTES = 16 * 1024 * 1024
 
 
-def _read_regular(target: Path, limit: int) -> bytes:
-    """The bytes of the regular file `target`, at most `limit` of them.
+def open_beneath(root: Path, target: Path, flags: int, mode: int = 0o644) -> int:
+    """A file descriptor for `target` (symlink-free, inside `root`), opened one directory
+    at a time without following any symlink below `root`.
 
-    Opened without blocking and without following a last-moment symlink, then checked to
-    be a regular file: a FIFO or device put in the session directory (by code in the
-    kernel) must not stall the front end, nor a huge file fill its memory."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags)
+    Code in the kernel may share the session directory with the front end: a directory
+    it swaps for a symlink between the front end's check and its open would otherwise
+    lead the front end's read or write out of the session directory."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    parts = target.relative_to(root).parts
+    if not parts:
+        return os.open(root, flags, mode)
+    directory = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            step = os.open(
+                part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=directory
+            )
+            os.close(directory)
+            directory = step
+        return os.open(parts[-1], flags | nofollow, mode, dir_fd=directory)
+    finally:
+        os.close(directory)
+
+
+def _read_regular(fd: int, limit: int) -> bytes:
+    """The bytes of the regular file open on `fd` (closed here), at most `limit`.
+
+    Opened without blocking, then checked to be a regular file: a FIFO or device put in
+    the session directory (by code in the kernel) must not stall the front end, nor a
+    huge file fill its memory."""
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -115,20 +141,18 @@ class LocalFiles:
 
     def read_text(self, path: str) -> str:
         """The text of `path` (UTF-8): a regular file of at most MAX_READ_BYTES."""
-        target = self.policy.resolve(path)
+        target, root = self.policy.locate(path)
         try:
-            return _read_regular(target, MAX_READ_BYTES).decode("utf-8")
+            fd = open_beneath(root, target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            return _read_regular(fd, MAX_READ_BYTES).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise FileAccessError(f"cannot read {path}: {_reason(exc)}") from None
 
     def write_text(self, path: str, text: str) -> str:
         """Write `text` to `path` (UTF-8)."""
-        target = self.policy.resolve(path)
-        # O_NOFOLLOW: a symlink put in place after the check (by code in the kernel) is
-        # refused instead of followed out of the session directory.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        target, root = self.policy.locate(path)
         try:
-            fd = os.open(target, flags, 0o644)
+            fd = open_beneath(root, target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
         except OSError as exc:
@@ -222,6 +246,7 @@ __all__ = [
     "LocalFiles",
     "PathPolicy",
     "make_opener",
+    "open_beneath",
     "within_roots",
     "render_svg",
 ]

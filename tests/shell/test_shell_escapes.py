@@ -285,3 +285,38 @@ def test_os_path_answers_only_inside_the_session(tmp_path, monkeypatch):
         assert "outside the session directory" in out, source
     env = session.run_cell("print(sorted(os.environ))").output
     assert "PATH" in env and "SECRET" not in env and "hunter2" not in env
+
+
+def test_the_front_end_follows_no_symlink_swapped_in_after_its_check(tmp_path, monkeypatch):
+    """Code in the kernel may share the session directory: a directory swapped for a
+    symlink between the front end's path check and its open must not lead the front
+    end's %save or %load outside."""
+    from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
+
+    session_dir = tmp_path / "session"
+    (session_dir / "sub").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.txt").write_text("secret")
+    files = LocalFiles(PathPolicy(session_dir))
+    checked = files.policy.locate
+
+    def swap_after_check(path):
+        found = checked(path)
+        (session_dir / "sub").rmdir()
+        (session_dir / "sub").symlink_to(outside)
+        return found
+
+    monkeypatch.setattr(files.policy, "locate", swap_after_check)
+    with pytest.raises(FileAccessError):
+        files.read_text("sub/x.txt")
+    (session_dir / "sub").unlink()
+    (session_dir / "sub").mkdir()
+    with pytest.raises(FileAccessError):
+        files.write_text("sub/x.txt", "pwned")
+    assert (outside / "x.txt").read_text() == "secret"
+    monkeypatch.undo()
+    (session_dir / "sub").unlink()
+    (session_dir / "sub").mkdir()
+    assert files.write_text("sub/y.txt", "ok") == "sub/y.txt"
+    assert files.read_text("sub/y.txt") == "ok"
