@@ -495,7 +495,10 @@ class KernelSession(Prompts):
                 if kept < MAX_COLLECTED:  # a runaway print loop must not fill memory
                     collected.append(text)
             elif kind == "service":
+                began = time.monotonic()
                 self._send_reply(self._serve(message), str(message.get("op")))
+                if deadline is not None:  # the learner typing an answer is not the cell
+                    deadline += time.monotonic() - began
             elif kind in ("result", "completions", "state", "error"):
                 return message
 

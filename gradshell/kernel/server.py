@@ -204,8 +204,11 @@ class Kernel:
 
         def read_input(prompt: Any = "") -> str:
             """Read a line from the learner (through the front end)."""
+            from gradshell.shell.limits import paused_time_limit
+
             text = "" if prompt is None else str(prompt)
-            reply = self.channel.ask("input", prompt=text[:MAX_PROMPT])
+            with paused_time_limit():  # the learner's typing time is not the cell's
+                reply = self.channel.ask("input", prompt=text[:MAX_PROMPT])
             if reply.get("ok"):
                 return str(reply.get("line", ""))
             error = reply.get("error")

@@ -252,6 +252,26 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 @contextmanager
+def paused_time_limit() -> Iterator[None]:
+    """Stop the statement's clock while it waits for the learner (`input()`): the time
+    spent typing an answer is not the program's, and must not end it."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield
+        return
+    remaining, interval = signal.getitimer(signal.ITIMER_REAL)
+    if remaining <= 0:
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, remaining, interval)
+
+
+@contextmanager
 def _watchdog(seconds: float) -> Iterator[None]:
     import ctypes
 

@@ -98,7 +98,8 @@ def make_input(session: Any) -> Any:
         read = getattr(session, "read_input", None)
         if read is None:
             raise EOFError("EOF when reading a line")
-        return read(str(prompt))
+        with limits.paused_time_limit():
+            return read(str(prompt))
 
     return policy.expose(input)
 

@@ -585,3 +585,21 @@ def test_ctrl_c_while_a_lost_kernel_is_replaced_keeps_the_variables(target):
             pytest.fail("the Ctrl-C escaped the front end and the kernel was left half started")
         assert presses and "a new one was started" in crashed.output
         assert k.run_cell("keep").output == "41\n"
+
+
+def test_time_spent_typing_an_answer_is_not_the_cells(shell):
+    """A learner slower to answer input() than the statement time limit: the cell goes
+    on with the answer instead of being stopped (the clock stops while it waits)."""
+    import time
+
+    def slow_learner() -> str:
+        time.sleep(shell.time_limit + shell.grace + 0.5)
+        return "Ada"
+
+    shell.read_line = slow_learner
+    try:
+        result = shell.run_cell("name = input('name? ')\nprint('hi', name)")
+    finally:
+        del shell.read_line
+    assert result.output.endswith("hi Ada\n"), result.output
+    assert shell.run_cell("keep").output == "41\n"
