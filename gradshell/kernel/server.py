@@ -22,6 +22,7 @@ import os
 import resource
 import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Any
@@ -53,10 +54,14 @@ class Channel:
     def __init__(self, in_fd: int, out_fd: int) -> None:
         self.reader = Reader(in_fd)
         self.out_fd = out_fd
+        # One message at a time: a large one is written in several pieces, and a thread
+        # printing meanwhile must not cut into it.
+        self._sending = threading.Lock()
 
     def send(self, message: dict[str, Any]) -> None:
         """Send one message to the front end."""
-        write_message(self.out_fd, message)
+        with self._sending:
+            write_message(self.out_fd, message)
 
     def read(self) -> dict[str, Any]:
         """The next message from the front end (blocks)."""

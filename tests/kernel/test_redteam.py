@@ -408,6 +408,13 @@ WIRE_ATTACKS = [
     ("fake-frame", 'print(\'\\x00\\x00\\x00\\x10{"type":"result"}\')'),
     ("nul-output", "print('a\\x00b')"),
     (
+        "threads-printing-at-once",
+        "import threading, sys\ndef spam():\n    for i in range(100):\n"
+        "        sys.stdout.write('y' * 300000)\n"
+        "ts = [threading.Thread(target=spam) for _ in range(3)]\nfor t in ts:\n    t.start()\n"
+        "for i in range(100):\n    print('x' * 300000)\nfor t in ts:\n    t.join()",
+    ),
+    (
         "error-whose-str-fails",
         "class E(Exception):\n    def __str__(self):\n        return 1 / 0\nraise E()",
     ),
