@@ -4,12 +4,15 @@ and grad mode around each test."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from support import oracle
-from support.oracle import ORACLE
+from support.oracle import ORACLE, fresh
 
 _LOG = pytest.StashKey()
 _PASSED = pytest.StashKey()
+_last_file: list = [None]
 _shared_logs: dict = {}
 
 
@@ -22,8 +25,11 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a slow fuzz tier, run with --run-slow (CI does)")
     config.addinivalue_line("markers", "gpu: needs an NVIDIA GPU with CuPy")
-    if oracle.configure() == "live":
+    mode = oracle.configure()
+    if mode == "live":
         return
+    if mode == "record":
+        fresh.take(ORACLE.module("torch")._o_real, threads=fresh.RECORD_THREADS)
     # The recorded cases are the ones Hypothesis generates from a fixed seed.
     from hypothesis import HealthCheck, Phase, settings
 
@@ -43,9 +49,10 @@ def pytest_configure(config):
     # gradshell would change the recorded cases. Recorded cases use its own pools only.
     try:
         from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
 
-        empty = providers._get_local_constants().__class__
-        providers._get_local_constants = lambda: empty(
+        # (not by calling the original once: that scans every imported module's source)
+        providers._get_local_constants = lambda: Constants(
             integers=providers.SortedSet(),
             floats=providers.SortedSet(key=providers.float_to_int),
             bytes=providers.SortedSet(),
@@ -117,6 +124,12 @@ def pytest_fixture_setup(fixturedef, request):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    if item.path != _last_file[0]:  # each test file starts from PyTorch's fresh settings
+        _last_file[0] = item.path
+        real = sys.modules.get("torch")
+        if ORACLE.mode == "live" and hasattr(real, "_C"):  # real PyTorch, once imported
+            fresh.take(real)
+        fresh.restore()
     if ORACLE.mode == "live":
         return (yield)
     parents = tuple(

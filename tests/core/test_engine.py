@@ -50,6 +50,7 @@ def test_saved_tensors_are_freed_without_retain_graph():
     assert z.grad_fn.has_saved
 
 
+@pytest.mark.slow  # 10,000 traced training steps: CI runs it (--run-slow)
 def test_memory_stays_flat_over_a_training_loop():
     import gradshell
 

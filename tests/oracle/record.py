@@ -54,36 +54,82 @@ def _recordings(folder: Path) -> set[Path]:
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
-def _same(a: Path, b: Path) -> bool:
-    """Equal recordings, object addresses aside (reprs of grad_fn nodes carry them)."""
+def _logs(p: Path) -> dict:
+    """A recording's logs, object addresses aside (reprs of grad_fn nodes carry them)."""
+    return json.loads(_ADDRESS.sub("0x", gzip.decompress(p.read_bytes()).decode("utf-8")))
 
-    def text(p: Path) -> str:
-        return _ADDRESS.sub("0x", gzip.decompress(p.read_bytes()).decode("utf-8"))
 
-    return text(a) == text(b)
+def _difference(old: Path | None, new: Path | None) -> str:
+    """What differs between a committed recording and a fresh one ('' when nothing)."""
+    if old is None:
+        return "not committed (a new test file asks PyTorch)"
+    if new is None:
+        return "no longer recorded (its tests ask PyTorch nothing now, or are gone)"
+    a, b = _logs(old), _logs(new)
+    for key in sorted(set(a) | set(b)):
+        if a.get(key) == b.get(key):
+            continue
+        if key not in b or key not in a:
+            return f"{key}: {'only committed' if key in a else 'new'}"
+        for i, (x, y) in enumerate(zip(a[key], b[key], strict=False)):
+            if x != y:
+                return f"{key}: operation {i + 1}: committed {x[:3]!s:.160}, now {y[:3]!s:.160}"
+        return f"{key}: {len(a[key])} operations committed, {len(b[key])} now"
+    return ""
 
 
 def check(paths: list[str], extra: list[str]) -> int:
-    """0 when recording again gives the committed recordings."""
+    """0 when recording again gives the committed recordings; otherwise says which files
+    are stale, what differs first, and how to record them again."""
+    committed = _recordings(HERE)
+    run = paths
+    if paths == DEFAULT_PATHS:
+        # Only the test files that have recordings ask PyTorch: recording them again is the
+        # whole check (a test file that newly asks PyTorch fails the run without it, for
+        # want of a recording). Each file starts from PyTorch's fresh settings, so it
+        # records alone as it does within the whole suite.
+        run = sorted(
+            str(_module(rel))
+            for rel in committed
+            if (ROOT / _module(rel)).exists() and rel.name != "conftest.json.gz"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp)
-        record(paths, fresh, extra)
-        old, new = _recordings(HERE), _recordings(fresh)
+        code = record(run, fresh, extra)
+        old, new = committed, _recordings(fresh)
         if paths != DEFAULT_PATHS:  # a part of the suite: only the files it recorded
             old &= new
-        stale = sorted(str(p) for p in old ^ new)
-        stale += sorted(str(p) for p in old & new if not _same(HERE / p, fresh / p))
+        stale = []
+        for rel in sorted(old | new):
+            why = _difference(
+                HERE / rel if rel in old else None, fresh / rel if rel in new else None
+            )
+            if why:
+                stale.append((rel, why))
         if stale:
-            print("recordings out of date (run tests/oracle/record.py):", *stale, sep="\n  ")
+            print(f"{len(stale)} recordings of PyTorch's answers are not current:")
+            for rel, why in stale:
+                test = _module(rel)
+                print(f"  tests/oracle/{rel}: {why}")
+                print(f"    record it again: uv run python tests/oracle/record.py {test}")
             return 1
+        if code != 0:
+            print(f"recordings current, but pytest exited {code} while recording")
+            return code
         print(f"recordings current: {len(old)} files")
         return 0
+
+
+def _module(recording: Path) -> Path:
+    """The test module ('tests/ops/test_x.py') whose recording is `recording` (relative to
+    tests/oracle)."""
+    return Path("tests") / recording.with_name(recording.name.replace(".json.gz", ".py"))
 
 
 def _covers(path: str, recording: Path) -> bool:
     """Whether test path `path` ('tests', 'tests/ops', 'tests/ops/test_x.py') holds the
     module whose recording is `recording` (relative to tests/oracle)."""
-    module = Path("tests") / recording.with_name(recording.name.replace(".json.gz", ".py"))
+    module = _module(recording)
     target = Path(path.rstrip("/"))
     return module == target or target in module.parents
 

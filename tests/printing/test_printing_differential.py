@@ -147,9 +147,7 @@ def restore_options() -> None:
     dtypes.set_default_dtype(dtypes.float32)
 
 
-@SETTINGS
-@given(case=tensor_cases())
-def test_tensor_repr_matches_pytorch(case):
+def _check_tensor_repr(case) -> None:
     theirs, ours = build_pair(case["dtype"], case["values"], case["autograd"])
     real = build_gradshell(case["values"], case["autograd"])
     apply_options(case["options"], case["default64"])
@@ -174,6 +172,24 @@ def test_tensor_repr_matches_pytorch(case):
     ]:
         if present:
             event(feature)
+
+
+#: cases the default run compares (recorded for runs without PyTorch); the full sweep of
+#: SETTINGS's 2,000 is the slow tier, compared live (CI runs it with --run-slow)
+SAMPLE = 300
+
+
+@settings(SETTINGS, max_examples=SAMPLE)
+@given(case=tensor_cases())
+def test_tensor_repr_matches_pytorch(case):
+    _check_tensor_repr(case)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(case=tensor_cases())
+def test_tensor_repr_matches_pytorch_full_sweep(case):
+    _check_tensor_repr(case)
 
 
 # -- small objects ---------------------------------------------------------------------------
@@ -222,15 +238,23 @@ def _fake_of(t: torch.Tensor) -> FakeTensor:
     return FakeTensor(values, ours_dtype, requires_grad=t.requires_grad, grad_fn=node)
 
 
-@settings(
-    max_examples=600,
-    deadline=None,
-    derandomize=not RANDOM,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+OBJECT_SETTINGS = settings(SETTINGS, max_examples=600)
+
+
+@settings(OBJECT_SETTINGS, max_examples=150)
 @given(case=object_cases())
 def test_object_repr_matches_pytorch(case):
+    _check_object_repr(case)
+
+
+@pytest.mark.slow  # the full sweep, compared live
+@OBJECT_SETTINGS
+@given(case=object_cases())
+def test_object_repr_matches_pytorch_full_sweep(case):
+    _check_object_repr(case)
+
+
+def _check_object_repr(case) -> None:
     theirs, ours = build_pair(case["dtype"], case["values"], case["autograd"])
     kind = case["kind"]
     if kind == "size":

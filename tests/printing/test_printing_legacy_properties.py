@@ -12,6 +12,7 @@ import os
 import re
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from printing_doubles import FakeNode, FakeTensor
@@ -68,15 +69,29 @@ def check_values(values: np.ndarray, numbers: list[float], precision: int) -> No
     assert np.all(np.abs(finite_p - finite_a) <= tolerance)
 
 
-@settings(
+SWEEP = settings(
     max_examples=700,
     deadline=None,
     database=None,
     derandomize=not os.environ.get("GRADSHELL_RANDOM_EXAMPLES"),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+@settings(SWEEP, max_examples=150)
 @given(case=legacy_cases())
 def test_legacy_frame_and_values(case):
+    _check_legacy_frame_and_values(case)
+
+
+@pytest.mark.slow  # the full sweep (CI runs it with --run-slow)
+@SWEEP
+@given(case=legacy_cases())
+def test_legacy_frame_and_values_full_sweep(case):
+    _check_legacy_frame_and_values(case)
+
+
+def _check_legacy_frame_and_values(case) -> None:
     dtype, values, opts, flags = case
     set_print_style("legacy")
     set_printoptions(**opts)

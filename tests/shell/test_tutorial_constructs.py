@@ -308,7 +308,9 @@ def _python(source: str, tmp_path) -> subprocess.CompletedProcess:
             env=env,
             timeout=120,
         )
-        return done.returncode, done.stdout, done.stderr
+        # the temporary folder's name (in tracebacks) varies from run to run: not recorded
+        folder = str(tmp_path)
+        return done.returncode, done.stdout, done.stderr.replace(folder, "{tmp}")
 
     # recorded whole where PyTorch is not installed (support.oracle)
     what = f"python {hashlib.sha256(source.encode()).hexdigest()[:16]}"
