@@ -2,13 +2,16 @@
 methods (operators, in-place variants and aliases included) and its names in the
 `torch` namespace — and `install` puts them on Tensor in one place.
 
-An op module declares with the decorator, beside the forward function:
+An op module declares with the decorator, beside the forward function (as unary.py
+declares asinh):
 
-    @op("atan", "arctan", inplace=("atan_", "arctan_"), torch=("atan", "arctan"))
-    def atan(self): ...
+    @op("asinh", "arcsinh", torch=("asinh", "arcsinh"),
+        inplace=("asinh_", "arcsinh_"), inplace_fn=asinh_)
+    def asinh(self): ...
 
-and the backward node class it records (`AtanBackward0`) sits next to it, with its
-`backward` and its `explain` formula. `gradshell.ops` calls `install(Tensor)` after
+and the backward node class it records (`AsinhBackward0`) sits next to it, with its
+`backward` and its `explain` formula. (`base.tensor_method(*methods, torch=...)` is the
+same decorator without an in-place variant.) `gradshell.ops` calls `install(Tensor)` after
 importing every family; `gradshell.torch` takes its functions from `functions()`.
 """
 
