@@ -652,7 +652,7 @@ class KernelSession(Prompts):
         saved_stream, saved_err = self.stream, self.error_stream
         self.stream = self.error_stream = None
         self._replaying = True
-        done = 0
+        restored: list[_Finished] = []
         budget_end = time.monotonic() + RECOVERY_BUDGET
         try:
             for item in history:
@@ -660,7 +660,7 @@ class KernelSession(Prompts):
                     break
                 self._replay_inputs = list(item.inputs)
                 try:
-                    self._exchange(
+                    reply = self._exchange(
                         {
                             "type": "request",
                             "op": item.op,
@@ -678,12 +678,16 @@ class KernelSession(Prompts):
                     except (KernelLost, KernelStartError, OSError):
                         pass
                     break
-                done += 1
+                # Only an input that finished cleanly again counts as restored (a Ctrl-C
+                # or an error this time leaves what it made missing).
+                if not reply.get("error"):
+                    restored.append(item)
         finally:
             self._replaying = False
             self._replay_inputs = []
             self.stream, self.error_stream = saved_stream, saved_err
-        self._finished = history[:done]
+        self._finished = restored
+        done = len(restored)
         if done == len(history):
             return (
                 f"gradshell: your variables came back by re-running the {done} earlier "
