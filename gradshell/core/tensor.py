@@ -19,6 +19,7 @@ from gradshell.core.device import array_module, device_of, to_numpy
 from gradshell.core.era import settings as _era
 from gradshell.core.grad_mode import state as _grad_state
 from gradshell.core.size import Size
+from gradshell.core.warn_once import SCALAR_OF_GRAD_TENSOR, warn_once
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -283,7 +284,10 @@ class Tensor:
         return self.item()
 
     def __float__(self) -> float:
-        return float(self._scalar_for_python())
+        value = self._scalar_for_python()
+        if self._requires_grad and not _era.legacy:  # PyTorch 0.3 did not warn
+            warn_once(SCALAR_OF_GRAD_TENSOR, stacklevel=2)
+        return float(value)
 
     def __int__(self) -> int:
         return int(self._scalar_for_python())
@@ -294,7 +298,10 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self) -> complex:
-        return complex(self._scalar_for_python())
+        value = self._scalar_for_python()
+        if self._requires_grad and not _era.legacy:  # PyTorch 0.3 did not warn
+            warn_once(SCALAR_OF_GRAD_TENSOR, stacklevel=2)
+        return complex(value)
 
     def __hash__(self) -> int:
         return id(self)

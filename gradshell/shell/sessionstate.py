@@ -1,5 +1,6 @@
 """What PyTorch keeps per process, kept per shell session: print options, the default
-dtype, grad mode, the print style and the CPU random generator.
+dtype, grad mode, the print style, the CPU random generator and the warn-once warnings
+already given.
 
 In PyTorch these are process-wide; a learner's session is their process. One gradshell
 process may hold several sessions (a lesson rebuilds its session, the tests make many),
@@ -22,6 +23,7 @@ class GlobalState:
     grad_enabled: bool = True
     inference: bool = False
     rng: bytes | None = None
+    warned_once: frozenset[str] = frozenset()
 
 
 def _printing() -> Any:
@@ -32,7 +34,7 @@ def _printing() -> Any:
 
 def capture() -> GlobalState:
     """The process-wide settings as they are now."""
-    from gradshell.core import dtypes, grad_mode
+    from gradshell.core import dtypes, grad_mode, warn_once
     from gradshell.core.random import default_generator
 
     return GlobalState(
@@ -41,6 +43,7 @@ def capture() -> GlobalState:
         grad_enabled=grad_mode.state.enabled,
         inference=grad_mode.state.inference,
         rng=bytes(default_generator.get_state()),
+        warned_once=warn_once.given(),
     )
 
 
@@ -67,11 +70,12 @@ def fresh() -> GlobalState:
 
 def apply(state: GlobalState, style: str | None = None) -> None:
     """Put `state` (and the print `style`) in place for the process."""
-    from gradshell.core import dtypes, grad_mode
+    from gradshell.core import dtypes, grad_mode, warn_once
     from gradshell.core.random import default_generator
 
     options = _printing()
     options._restore(state.printoptions)
+    warn_once.restore(state.warned_once)
     if style is not None and options.get_print_style() != style:
         options.set_print_style(style)
     if state.default_dtype is not None:

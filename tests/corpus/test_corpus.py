@@ -39,8 +39,6 @@ XFAIL = {
     "d2l_weight_decay": _FLOAT_DIGITS
     + "torch.norm of a 200-element float32 weight sums in another order "
     "(last digits of .item())",
-    "d2l_softmax_scratch": "BUGS.md: float() of a tensor that requires grad does not warn "
-    "'Converting a tensor with requires_grad=True to a scalar'",
     "common_errors": "BUGS.md: integer // 0 raises ZeroDivisionError, not "
     "RuntimeError('ZeroDivisionError')",
     "char_rnn_names": "BUGS.md: `import string` is refused",
