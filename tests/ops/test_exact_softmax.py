@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gradshell.core import kernels
+from gradshell.core import kernels, threads
 from gradshell.core.kernels import softmax as S
 
 torch = pytest.importorskip("torch")
@@ -59,6 +59,15 @@ def _assert_bitwise(got: np.ndarray, want: np.ndarray) -> None:
 DTYPES = [np.float32, np.float64]
 
 
+@pytest.fixture(autouse=True)
+def _torch_threads():
+    # softmax along other dims splits its columns by thread: use real torch's count
+    before = threads.get_num_threads()
+    threads.set_num_threads(torch.get_num_threads())
+    yield
+    threads.set_num_threads(before)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @settings(max_examples=120, deadline=None)
 @given(data=st.data())
@@ -73,6 +82,34 @@ def test_softmax_lastdim_bitwise(dtype, data):
 def test_log_softmax_lastdim_bitwise(dtype, data):
     x = data.draw(_matrices(dtype))
     _assert_bitwise(S.log_softmax(x), torch.log_softmax(torch.from_numpy(x), -1).numpy())
+
+
+def _cubes(dtype):
+    dims = st.tuples(st.integers(1, 3), st.integers(1, 9), st.sampled_from([1, 5, 8, 16, 17, 33]))
+    return dims.flatmap(lambda shape: hnp.arrays(dtype, shape, elements=_elements(dtype)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_softmax_other_dims_bitwise(dtype, data):
+    # vectors along the inner columns, the leftover columns through the scalar code
+    x = data.draw(_cubes(dtype))
+    dim = data.draw(st.sampled_from([0, 1]))
+    tx = torch.from_numpy(x)
+    _assert_bitwise(S.softmax(x, dim), torch.softmax(tx, dim).numpy())
+    _assert_bitwise(S.log_softmax(x, dim), torch.log_softmax(tx, dim).numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,dim", [((7, 100), 0), ((3, 17, 40), 1), ((64, 10, 8, 8), 1),
+                                       ((2, 5, 3000), 1), ((1, 7, 5000), 1)])  # fmt: skip
+def test_softmax_other_dims_thread_split(dtype, shape, dim):
+    # which columns take the scalar code follows the even split of the columns by thread
+    x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 5).astype(dtype)
+    tx = torch.from_numpy(x)
+    _assert_bitwise(S.softmax(x, dim), torch.softmax(tx, dim).numpy())
+    _assert_bitwise(S.log_softmax(x, dim), torch.log_softmax(tx, dim).numpy())
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

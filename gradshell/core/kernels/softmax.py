@@ -1,5 +1,5 @@
-"""softmax, log_softmax and logsumexp over the last dimension, as PyTorch 2.13's CPU build
-computes them for float32 and float64.
+"""softmax, log_softmax and logsumexp, as PyTorch 2.13's CPU build computes them for float32
+and float64.
 
 ATen's ``SoftMaxKernel.cpp`` works row by row with its ``vec`` helpers (``reduce_all``,
 ``map``, ``map_reduce_all``) on vectors of 16 float32 or 8 float64 lanes (AVX-512):
@@ -14,10 +14,14 @@ ATen's ``SoftMaxKernel.cpp`` works row by row with its ``vec`` helpers (``reduce
   partial last vector, so there is no scalar tail), their sum folded as above, then each
   exp times ``1 / sum``.
 * log_softmax: the same sum, Sleef's vector log of it, then ``(x - max) - log(sum)``.
+* another dimension (``_vec_softmax``, ``_vec_logsoftmax``): vectors run along the inner
+  columns and each column is reduced over the dimension in order; the columns left over
+  by the vectors take the scalar code (the C library's exp), and for softmax which ones
+  they are depends on how the threads share the columns (see ``softmax_dim``).
 * logsumexp is not a kernel of its own in PyTorch: ``amax``, ``exp``, ``sum``, ``log`` and
   an add (see ``logsumexp``).
 
-Rows are independent, so the thread split does not change any bit.
+Along the last dimension rows are independent, so there the thread split changes no bit.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradshell.core.fma import fma64
-from gradshell.core.kernels import fp32, sleef_f32, sleef_f64
+from gradshell.core.kernels import fp32, libm, sleef_f32, sleef_f64
 
 VECTOR_BYTES = 64  # one AVX-512 register
 
@@ -117,8 +121,11 @@ def _shifted_exp_sum(x2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return shifted, e, _reduce_rows(e, np.add)
 
 
-def softmax(x: np.ndarray) -> np.ndarray:
-    """torch.softmax(x, dim=-1) of a float32/float64 array (``_vec_softmax_lastdim``)."""
+def softmax(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    """torch.softmax(x, dim) of a float32/float64 array: ``_vec_softmax_lastdim`` for the
+    last dimension, ``softmax_dim`` for the others."""
+    if x.ndim and dim % x.ndim != x.ndim - 1:
+        return softmax_dim(x, dim % x.ndim)
     if x.size == 0:
         return x.copy()
     with np.errstate(all="ignore"):
@@ -128,14 +135,109 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return e.reshape(x.shape)
 
 
-def log_softmax(x: np.ndarray) -> np.ndarray:
-    """torch.log_softmax(x, dim=-1) of a float32/float64 array (``_vec_log_softmax_lastdim``)."""
+def log_softmax(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    """torch.log_softmax(x, dim) of a float32/float64 array: ``_vec_log_softmax_lastdim``
+    for the last dimension, ``log_softmax_dim`` for the others."""
+    if x.ndim and dim % x.ndim != x.ndim - 1:
+        return log_softmax_dim(x, dim % x.ndim)
     if x.size == 0:
         return x.copy()
     with np.errstate(all="ignore"):
         shifted, _, s = _shifted_exp_sum(_rows(x))
         shifted -= _vlog(s)[:, None]
     return shifted.reshape(x.shape)
+
+
+# -- other dimensions: (outer, dim, inner) with the vectors along inner ----------------------
+def _split3(x: np.ndarray, dim: int) -> np.ndarray:
+    """x (made contiguous, as PyTorch does) viewed as (outer, dim_size, inner)."""
+    shape = x.shape
+    outer = int(np.prod(shape[:dim], dtype=np.int64))
+    inner = int(np.prod(shape[dim + 1 :], dtype=np.int64))
+    return np.ascontiguousarray(x).reshape(outer, shape[dim], inner)
+
+
+def _vector_positions(outer: int, inner: int, dim_size: int, dtype) -> np.ndarray:
+    """Which of the outer*inner columns ``_vec_softmax`` computes with vectors.
+
+    Its threads share the flattened columns evenly, however few there are (measured
+    against PyTorch 2.13: 100 columns on 2 threads split 50/50); each walks its share in
+    vectors that may cross neither the end of its share nor the end of an inner row, and
+    sends the rest to the scalar code.
+    """
+    from gradshell.core.threads import _chunks, get_num_threads
+
+    n, v = outer * inner, lanes(dtype)
+    pos = np.arange(n)
+    starts = np.array([b for b, _ in _chunks(n, 1, get_num_threads())])
+    ends = np.append(starts[1:], n)
+    t = np.searchsorted(starts, pos, side="right") - 1
+    row = pos // inner
+    seg_start = np.maximum(starts[t], row * inner)
+    seg_end = np.minimum(ends[t], (row + 1) * inner)
+    return (pos - seg_start) < (seg_end - seg_start) // v * v
+
+
+def softmax_dim(x: np.ndarray, dim: int) -> np.ndarray:
+    """torch.softmax(x, dim) of a float32/float64 array for any dim (``_vec_softmax`` when
+    dim is not the last): per column, the maximum and the sum of exps in dim order, then
+    each exp divided by the sum; Sleef's exp on vector columns, the C library's on the
+    scalar ones."""
+    nd = x.ndim
+    if nd == 0 or dim == nd - 1 or x.size == 0:
+        return softmax(x) if x.size else x.copy()
+    x3 = _split3(x, dim)
+    outer, dsize, inner = x3.shape
+    vec = _vector_positions(outer, inner, dsize, x.dtype).reshape(outer, inner)
+    with np.errstate(all="ignore"):
+        out = np.empty_like(x3)
+        if vec.any():  # vec::maximum (the later operand wins ties; NaN spreads), Sleef exp
+            m = x3[:, 0].copy()
+            for d in range(1, dsize):
+                m = _vmax(m, x3[:, d])
+            e = _vexp(x3 - m[:, None])
+            total = np.zeros_like(m)
+            for d in range(dsize):
+                total = total + e[:, d]
+            np.divide(e, total[:, None], out=out)
+        tail = ~vec
+        if tail.any():  # std::max (the first operand wins ties; a NaN after it is skipped)
+            xt = x3.transpose(0, 2, 1)[tail]  # (columns, dim)
+            m = xt[:, 0].copy()
+            for d in range(1, dsize):
+                m = np.where(m < xt[:, d], xt[:, d], m)
+            e = libm.call("exp", xt - m[:, None])
+            total = np.zeros_like(m)
+            for d in range(dsize):
+                total = total + e[:, d]
+            out.transpose(0, 2, 1)[tail] = e / total[:, None]
+    return out.reshape(x.shape)
+
+
+def log_softmax_dim(x: np.ndarray, dim: int) -> np.ndarray:
+    """torch.log_softmax(x, dim) of a float32/float64 array for any dim (``_vec_logsoftmax``
+    when dim is not the last): per column the maximum (NaN skipped, ties keep the first),
+    the sum of exps in dim order (Sleef's exp, the C library's on the last inner % lanes
+    columns of each row), Sleef's log of the sum, then ``(x - max) - log(sum)``."""
+    nd = x.ndim
+    if nd == 0 or dim == nd - 1 or x.size == 0:
+        return log_softmax(x) if x.size else x.copy()
+    x3 = _split3(x, dim)
+    outer, dsize, inner = x3.shape
+    with np.errstate(all="ignore"):
+        m = np.full((outer, inner), -np.inf, x.dtype)
+        for d in range(dsize):
+            m = np.where(x3[:, d] > m, x3[:, d], m)
+        shifted = x3 - m[:, None]
+        e = _vexp(shifted)
+        cut = inner - inner % lanes(x.dtype)
+        if cut < inner:
+            e[:, :, cut:] = libm.call("exp", np.ascontiguousarray(shifted[:, :, cut:]))
+        total = np.zeros_like(m)
+        for d in range(dsize):
+            total = total + e[:, d]
+        out = shifted - _vlog(total.reshape(-1)).reshape(outer, 1, inner)
+    return out.reshape(x.shape)
 
 
 def softmax_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -184,7 +286,9 @@ __all__ = [
     "lanes",
     "log_softmax",
     "log_softmax_backward",
+    "log_softmax_dim",
     "logsumexp",
     "softmax",
     "softmax_backward",
+    "softmax_dim",
 ]
