@@ -128,8 +128,8 @@ _GETITEM_TYPES = frozenset({list, tuple, str, bytes, dict, range, OrderedDict, d
 _SETITEM_TYPES = frozenset({list, dict, OrderedDict, defaultdict})
 
 #: Packages of gradshell whose objects are not learner-facing API (the shell itself,
-#: the lesson store, the transcript runner).
-_PRIVATE_PACKAGES = ("gradshell.shell", "gradshell.learn", "gradshell.replay")
+#: the lesson store, the transcript runner, the kernel process and its wire).
+_PRIVATE_PACKAGES = ("gradshell.shell", "gradshell.learn", "gradshell.replay", "gradshell.kernel")
 
 #: Public names of gradshell modules that are never exposed (file access and the like).
 HIDDEN_MODULE_ATTRS = frozenset(
