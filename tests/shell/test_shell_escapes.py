@@ -148,6 +148,15 @@ ESCAPES = [
     ),
     ("generator-throw", "g = (i for i in [1])\ng.throw(ValueError)"),
     ("generator-frame-after-send", "g = (i for i in [1])\ng.send(None)\ng.gi_frame"),
+    # identifiers are NFKC-normalised by the parser: the checker sees the real names
+    ("nfkc-shell-name", "_\uff47\uff53_ga"),
+    ("nfkc-math-bold-exec", "\U0001d556\U0001d569\U0001d556\U0001d554('1')"),
+    ("nfkc-dunder-attribute", "(1).__\uff4d\uff52\uff4f__"),
+    (
+        "nfkc-dunder-method",
+        "class A:\n    def __\uff45\uff58\uff49\uff54__(self, *a):\n        return True",
+    ),
+    ("fullwidth-getattr-string", "getattr(1, '__\uff43\uff4c\uff41\uff53\uff53__')"),
     ("library-function-attribute", "torch.ones.calls = 1"),
     ("learner-function-private", "def f():\n    pass\nf._secret = 1"),
     ("list-sort-key-refused", "import numpy as np\n[2, 1].sort(key=np.ndarray)"),
