@@ -99,6 +99,13 @@ def test_softmax_other_dims_bitwise(dtype, data):
     tx = torch.from_numpy(x)
     _assert_bitwise(S.softmax(x, dim), torch.softmax(tx, dim).numpy())
     _assert_bitwise(S.log_softmax(x, dim), torch.log_softmax(tx, dim).numpy())
+    g = data.draw(hnp.arrays(dtype, x.shape, elements=st.floats(-10, 10, width=8 * x.itemsize)))
+    for fn, backward in ((torch.softmax, S.softmax_backward),
+                         (torch.log_softmax, S.log_softmax_backward)):  # fmt: skip
+        tx = torch.from_numpy(x).requires_grad_()
+        y = fn(tx, dim)
+        y.backward(torch.from_numpy(g))
+        _assert_bitwise(backward(g, y.detach().numpy(), dim), tx.grad.numpy())
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

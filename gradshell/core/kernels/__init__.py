@@ -7,9 +7,8 @@ and a training loop grows it.  This package reproduces, in NumPy:
   values), expm1, log1p, sigmoid, softplus, log_sigmoid, pow and the backward kernels of
   tanh, sigmoid and softplus (Sleef's vector algorithms on PyTorch's vector blocks, the
   C library on its scalar tails: bit for bit, float32 and float64);
-* ``softmax``: softmax and log_softmax along any dimension (and their backward kernels
-  along the last) in ATen's vectorised order, bit for bit; logsumexp as PyTorch
-  composes it;
+* ``softmax``: softmax, log_softmax and their backward kernels along any dimension in
+  ATen's vectorised order, bit for bit; logsumexp as PyTorch composes it;
 * ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
   for the shapes where it was measured, NumPy's product elsewhere.
 
@@ -44,8 +43,8 @@ _KERNELS = {
     "sigmoid_backward": elementwise.sigmoid_backward,
     "tanh_backward": elementwise.tanh_backward,
     "softplus_backward": elementwise.softplus_backward,
-    # softmax(data, dim) and log_softmax(data, dim) for any dim; the backward kernels,
-    # (g, y), along the last dimension only
+    # softmax(data, dim), log_softmax(data, dim) and their backward kernels (g, y, dim),
+    # dim -1 unless given; logsumexp(data) over the last dimension
     "softmax": softmax.softmax,
     "log_softmax": softmax.log_softmax,
     "logsumexp": softmax.logsumexp,

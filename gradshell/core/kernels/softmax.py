@@ -17,7 +17,9 @@ ATen's ``SoftMaxKernel.cpp`` works row by row with its ``vec`` helpers (``reduce
 * another dimension (``_vec_softmax``, ``_vec_logsoftmax``): vectors run along the inner
   columns and each column is reduced over the dimension in order; the columns left over
   by the vectors take the scalar code (the C library's exp), and for softmax which ones
-  they are depends on how the threads share the columns (see ``softmax_dim``).
+  they are depends on how the threads share the columns (see ``softmax_dim``).  The
+  backward kernels sum over the dimension per column (softmax's ``sum += g*y`` fused
+  into one FMA, as GCC compiles it).
 * logsumexp is not a kernel of its own in PyTorch: ``amax``, ``exp``, ``sum``, ``log`` and
   an add (see ``logsumexp``).
 
@@ -240,9 +242,36 @@ def log_softmax_dim(x: np.ndarray, dim: int) -> np.ndarray:
     return out.reshape(x.shape)
 
 
-def softmax_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """softmax's gradient along the last dim from its output y (``_vec_host_softmax_backward_
-    lastdim``): ``(g - sum(g*y)) * y``, the sum folded as the forward's."""
+def _backward_dim(g: np.ndarray, y: np.ndarray, dim: int, log: bool) -> np.ndarray:
+    """softmax's or log_softmax's backward along a dim other than the last
+    (``_vec_softmax_backward``, ``_vec_log_softmax_backward``): per inner column the sum
+    over the dimension in order, then the elementwise formula; the last inner % lanes
+    columns of each row take the scalar code."""
+    g3, y3 = _split3(g, dim), _split3(y, dim)
+    outer, dsize, inner = y3.shape
+    cut = inner - inner % lanes(y.dtype)
+    with np.errstate(all="ignore"):
+        total = np.zeros((outer, inner), y.dtype)
+        fma = fp32.fma if y.dtype == np.float32 else fma64
+        for d in range(dsize):  # softmax's sum += g*y: GCC fuses it into one FMA
+            total = total + g3[:, d] if log else fma(g3[:, d], y3[:, d], total)
+        s = np.broadcast_to(total[:, None], y3.shape)
+        if not log:
+            r = (g3 - s) * y3
+        else:
+            e = _vexp(y3)
+            if cut < inner:
+                e[:, :, cut:] = libm.call("exp", np.ascontiguousarray(y3[:, :, cut:]))
+            np.negative(e, out=e)
+            r = fma(e, s, g3)
+    return r.reshape(y.shape)
+
+
+def softmax_backward(g: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    """softmax's gradient from its output y: ``(g - sum(g*y)) * y``; along the last dim
+    (``_vec_host_softmax_backward_lastdim``) the sum folded as the forward's."""
+    if y.ndim and dim % y.ndim != y.ndim - 1:
+        return _backward_dim(g, y, dim % y.ndim, log=False)
     g2, y2 = _rows(g), _rows(y)
     with np.errstate(all="ignore"):
         s = _reduce_rows(g2 * y2, np.add)
@@ -250,9 +279,11 @@ def softmax_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     return r.reshape(y.shape)
 
 
-def log_softmax_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """log_softmax's gradient along the last dim from its output y: ``g - exp(y) * sum(g)``
-    with Sleef's exp and one fused multiply-add, the sum folded as the forward's."""
+def log_softmax_backward(g: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    """log_softmax's gradient from its output y: ``g - exp(y) * sum(g)`` with Sleef's exp
+    and one fused multiply-add; along the last dim the sum folded as the forward's."""
+    if y.ndim and dim % y.ndim != y.ndim - 1:
+        return _backward_dim(g, y, dim % y.ndim, log=True)
     g2, y2 = _rows(g), _rows(y)
     with np.errstate(all="ignore"):
         s = np.broadcast_to(_reduce_rows(g2, np.add)[:, None], g2.shape)
