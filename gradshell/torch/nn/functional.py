@@ -33,6 +33,7 @@ from gradshell.ops.pooling import (
     max_pool2d,
     max_pool2d_with_indices,
 )
+from gradshell.torch.nn._composites import normalize, softsign
 from gradshell.torch.nn._embedding import embedding
 from gradshell.torch.nn._layer_norm import layer_norm
 
@@ -58,6 +59,7 @@ __all__ = [
     "log_softmax",
     "mse_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "relu",
     "relu_",
@@ -67,5 +69,6 @@ __all__ = [
     "softmax",
     "softmin",
     "softplus",
+    "softsign",
     "tanh",
 ]

@@ -11,6 +11,7 @@ from gradshell.torch.nn.modules.activation import (
     Softmax,
     Softmin,
     Softplus,
+    Softsign,
     Tanh,
 )
 from gradshell.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
@@ -76,6 +77,7 @@ __all__ = [
     "Softmax",
     "Softmin",
     "Softplus",
+    "Softsign",
     "Tanh",
     "Unflatten",
 ]

@@ -152,3 +152,13 @@ class Softplus(Module):
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """softsign(x)."""
+        from gradshell.torch.nn._composites import softsign
+
+        return softsign(input)
