@@ -32,6 +32,8 @@ ALLOWED_IMPORT_ROOTS = (
     "typing",
     "copy",
     "warnings",
+    "string",
+    "unicodedata",
 )
 
 #: Dunder methods a learner class may define (all called only by the learner's own code,

@@ -56,8 +56,10 @@ def _torch_loaded(module: Any) -> Any:
         from gradshell.core.tensor import Tensor
         from gradshell.printing import set_printoptions
         from gradshell.shell import torch_sizes
-        from gradshell.shell.safe_modules import _checked_printoptions
+        from gradshell.shell.safe_modules import _checked_printoptions, safe_module
 
+        # arrays from `t.numpy()` answer as NumPy's do, whether or not numpy is imported
+        safe_module("numpy")
         guards.set_tensor_type(Tensor)
         guards.substitute_call(set_printoptions, _checked_printoptions(set_printoptions))
         torch_sizes.install(importlib.import_module("gradshell.torch"), Tensor)

@@ -90,6 +90,8 @@ STDLIB_MODULES = (
     "typing",
     "copy",
     "warnings",
+    "string",
+    "unicodedata",
 )
 
 

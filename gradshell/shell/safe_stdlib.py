@@ -18,9 +18,11 @@ import errno
 import functools
 import itertools
 import os
+import string
 import sys
 import time
 import typing
+import unicodedata
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +34,7 @@ from gradshell.shell.errors import SessionExit
 NOTES = {
     "os": " (gradshell's os offers os.path, os.sep, os.getcwd, os.listdir and a copy of "
     "os.environ; programs, processes and file changes are not available)",
+    "string": " (gradshell's string offers its constants and capwords)",
     "sys": " (gradshell's sys offers sys.version, sys.argv, sys.path, sys.stdout, "
     "sys.stderr and sys.exit)",
 }
@@ -399,6 +402,23 @@ def _warnings() -> dict[str, Any]:
     return _pick(warnings, "warn filterwarnings simplefilter resetwarnings catch_warnings")
 
 
+def _string() -> dict[str, Any]:
+    # the constants and capwords; Formatter and Template format with attribute lookups
+    return _pick(
+        string,
+        """ascii_letters ascii_lowercase ascii_uppercase digits hexdigits octdigits
+        punctuation printable whitespace capwords""",
+    )
+
+
+def _unicodedata() -> dict[str, Any]:
+    return _pick(
+        unicodedata,
+        """normalize is_normalized category name lookup decimal digit numeric bidirectional
+        combining east_asian_width mirrored decomposition unidata_version""",
+    )
+
+
 def _expose(exports: dict[str, Any]) -> dict[str, Any]:
     for value in exports.values():
         if callable(value):
@@ -418,4 +438,6 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "typing": _typing,
     "copy": _copy,
     "warnings": _warnings,
+    "string": _string,
+    "unicodedata": _unicodedata,
 }

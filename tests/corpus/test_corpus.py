@@ -41,7 +41,7 @@ XFAIL = {
     "(last digits of .item())",
     "common_errors": "BUGS.md: integer // 0 raises ZeroDivisionError, not "
     "RuntimeError('ZeroDivisionError')",
-    "char_rnn_names": "BUGS.md: `import string` is refused",
+    "char_rnn_names": "BUGS.md: Tensor.topk is not supported",
     "dataset_dataloader": "BUGS.md: scatter_ with a 0-d index tensor raises IndexError",
     "d2l_attention_scratch": "BUGS.md: torch.repeat_interleave is not supported",
     "makemore_backprop_ninja": "BUGS.md: `dC[ix] += v` (v requires grad) on a view is "

@@ -209,6 +209,12 @@ ALLOWED = [
         "_ = m.apply(init)\nprint(m[0].weight.sum().item())",
         "0.0\n",
     ),
+    (  # the char-RNN tutorial's alphabet and its unicodeToAscii
+        'import string, unicodedata\nletters = string.ascii_letters + " .,;\'"\n'
+        "s = unicodedata.normalize('NFD', 'Ślusàrski')\n"
+        "print(len(letters), ''.join(c for c in s if unicodedata.category(c) != 'Mn'))",
+        "57 Slusarski\n",
+    ),
 ]
 
 
@@ -227,6 +233,10 @@ REFUSED = [
     ),
     ("_gs_ga = 1", "'_gs_ga' is the shell's own name and not available here (line 1)"),
     ("import subprocess", "import of 'subprocess' is not available here"),
+    (  # Formatter formats with attribute lookups ('{0.__class__}')
+        "import string\nstring.Formatter",
+        "'string.Formatter' is not available here (gradshell's string offers its constants",
+    ),
     ("from subprocess import run", "import of 'subprocess' is not available here"),
     ("from . import x", "relative imports are not available here"),
     ("from torch import _ops", "'torch._ops' is not available here"),

@@ -211,3 +211,9 @@ def test_dash_c_does_not_import_the_repl_stack():
 def test_console_script_declared():
     text = Path(gradshell.__file__).parent.parent.joinpath("pyproject.toml").read_text()
     assert 'gradshell = "gradshell.shell.cli:main"' in text
+
+
+def test_arrays_from_tensors_answer_without_importing_numpy():
+    # a fresh process: NumPy's allow-lists come with torch, not only with `import numpy`
+    r = gs("-c", "import torch\na = torch.arange(3).numpy()\nprint(a.dtype, a.shape, a.round(2))")
+    assert r.stdout == "int64 (3,) [0 1 2]\n", r.stdout + r.stderr
