@@ -35,6 +35,7 @@ from gradshell.ops.pooling import (
 )
 from gradshell.torch.nn._composites import normalize, softsign
 from gradshell.torch.nn._embedding import embedding
+from gradshell.torch.nn._hardtanh import hardtanh, relu6
 from gradshell.torch.nn._layer_norm import layer_norm
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "elu",
     "embedding",
     "gelu",
+    "hardtanh",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
@@ -63,6 +65,7 @@ __all__ = [
     "one_hot",
     "relu",
     "relu_",
+    "relu6",
     "sigmoid",
     "silu",
     "smooth_l1_loss",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gradshell.core.tensor import Tensor
 from gradshell.ops import nn as F
+from gradshell.torch._missing import not_supported
 from gradshell.torch.nn.modules.module import Module
 
 
@@ -162,3 +163,44 @@ class Softsign(Module):
         from gradshell.torch.nn._composites import softsign
 
         return softsign(input)
+
+
+class Hardtanh(Module):
+    """x clamped to [min_val, max_val]."""
+
+    def __init__(
+        self,
+        min_val: float = -1.0,
+        max_val: float = 1.0,
+        inplace: bool = False,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> None:
+        super().__init__()
+        if min_value is not None or max_value is not None:
+            raise not_supported("torch.nn.Hardtanh's deprecated min_value/max_value")
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError  # PyTorch asserts max_val > min_val, without a message
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """hardtanh(x)."""
+        from gradshell.torch.nn._hardtanh import hardtanh
+
+        return hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{inplace}"
+
+
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
