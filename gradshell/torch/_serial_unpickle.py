@@ -312,6 +312,8 @@ class TorchUnpickler(pickle._Unpickler):
                 setstate(state)
             elif isinstance(state, dict):
                 inst.__dict__.update(state)
+            if isinstance(inst, np.dtype):
+                _check_dtype(inst)
         else:
             raise pickle.UnpicklingError(
                 "Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
@@ -336,6 +338,22 @@ class TorchUnpickler(pickle._Unpickler):
     for _op in (pickle.INST, pickle.OBJ, pickle.NEWOBJ_EX, pickle.EXT1, pickle.EXT2, pickle.EXT4):
         dispatch[_op[0]] = _refuse
     del _op
+
+
+def _check_dtype(built: np.dtype) -> None:
+    """Refuse a dtype whose pickled state disagrees with what NumPy would make of it: a
+    state can claim 'no objects inside' for a dtype of object pointers, and the array's
+    raw bytes would then be read as pointers. Structured dtypes are refused whole (a
+    tensor file never holds them)."""
+    if built.fields is not None or built.subdtype is not None:
+        raise pickle.UnpicklingError("structured NumPy dtypes are not loaded from a torch file")
+    canonical = np.dtype(built.str)
+    if (built.flags, built.itemsize, built.kind) != (
+        canonical.flags,
+        canonical.itemsize,
+        canonical.kind,
+    ):
+        raise pickle.UnpicklingError("a NumPy dtype in the file is inconsistent")
 
 
 _MODULE_KEYS = ("_parameters", "_buffers", "_modules")

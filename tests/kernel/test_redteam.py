@@ -534,23 +534,29 @@ def test_forged_messages_from_the_kernel_do_not_break_the_front_end(target):
         assert "41\n" in answers and k.restarts == 0
 
 
-@pytest.mark.xfail(
-    reason="open: torch.load(weights_only=False) lets a pickled np.dtype claim it holds no "
-    "objects while it has an object field, so the array's raw bytes become object pointers "
-    "(gradshell/torch/_serial_unpickle.py, owned elsewhere)",
-    strict=False,
-)
-def test_a_crafted_dtype_in_a_torch_file_forges_no_objects(target):
+FORGED_DTYPES = {
+    # a structured dtype with an object field whose flags say it holds no objects
+    "structured": (("V8", False, True), (3, "|", None, ("a",), {"a": ("O", 0)}, 8, 1, 0)),
+    # the object dtype itself, its flags cleared
+    "object": (("O8", False, True), (3, "|", None, None, None, 8, 8, 0)),
+}
+
+
+@pytest.mark.parametrize("kind", FORGED_DTYPES)
+def test_a_crafted_dtype_in_a_torch_file_forges_no_objects(target, kind):
     import io
     import pickle
     import zipfile
 
     import numpy as np
 
+    args, state = FORGED_DTYPES[kind]
+    if state[4] is not None:
+        state = (*state[:4], {"a": (np.dtype("O"), 0)}, *state[5:])
+
     class ForgedDtype:
         def __reduce__(self):
-            state = (3, "|", None, ("a",), {"a": (np.dtype("O"), 0)}, 8, 1, 0)
-            return (np.dtype, ("V8", False, True), state)
+            return (np.dtype, args, state)
 
     class ForgedArray:
         def __reduce__(self):
@@ -566,8 +572,9 @@ def test_a_crafted_dtype_in_a_torch_file_forges_no_objects(target):
     try:
         with _kernel(target, checker=True) as k:
             k.run_cell("import numpy as np\nimport torch")
-            k.run_cell("a = torch.load('forged.pt', weights_only=False)\nprint(a[0])")
+            out = k.run_cell("a = torch.load('forged.pt', weights_only=False)\nprint(a[0])")
             assert k.restarts == 0
+            assert "UnpicklingError" in out.output, out.output
     finally:
         path.unlink()
 
