@@ -55,6 +55,8 @@ XFAIL = {
     "gan_1d_toy": _FLOAT_DIGITS + "one BCELoss value rounds to 0.5382 instead of 0.5383 "
     "after 50 Adam steps",
     "xor_classifier": _FLOAT_DIGITS + "last digits of one BCELoss value",
+    "mobilenet_block": _FLOAT_DIGITS + "one value after a grouped convolution and "
+    "BatchNorm2d prints 0.2867 instead of 0.2866",
     "numpy_warmup_two_layer": _FLOAT_DIGITS + "float64 matmul sums in another order "
     "(last digit of loss.item())",
 }
