@@ -13,6 +13,9 @@ from gradshell.core.tensor import Tensor
 
 SNAPSHOT = Path(__file__).with_name("op_names.json")
 
+#: Attributes Python caches on a class once it is pickled or copied (copyreg).
+_RUNTIME_CACHES = frozenset({"__slotnames__"})
+
 
 def _describe(value) -> str:
     """A stable description of what a name is bound to (no addresses, no file layout)."""
@@ -37,7 +40,11 @@ def current() -> dict:
     # public names only: the module's private helpers (and its dunders, which depend on
     # who imported it first) are not part of the namespace learners use
     torch_names = {n: _describe(getattr(gtorch, n)) for n in dir(gtorch) if n[0] not in "_@"}
-    tensor_names = {n: _describe(Tensor.__dict__.get(n, getattr(Tensor, n))) for n in dir(Tensor)}
+    tensor_names = {
+        n: _describe(Tensor.__dict__.get(n, getattr(Tensor, n)))
+        for n in dir(Tensor)
+        if n not in _RUNTIME_CACHES
+    }
     return {"torch": torch_names, "Tensor": tensor_names}
 
 
