@@ -32,8 +32,6 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "gradshell"
 
 LAYERS = {
@@ -49,14 +47,6 @@ LAYERS = {
     "jupyter": 5,
 }
 TOP = 5  # gradshell/__init__.py and __main__.py start the program
-
-#: Upward imports that another change still has to remove, with why they exist. Each is
-#: checked by the strict xfail below, so that fixing one fails it until it is struck off.
-PENDING = {
-    "gradshell.core.kernels.softmax": (
-        "logsumexp sums with ops.summation.torch_sum: the exact sums live in the op library"
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -153,13 +143,7 @@ def test_every_package_has_a_layer():
 
 
 def test_no_module_imports_a_higher_layer():
-    imports = [imp for imp in _all_imports() if imp.module not in PENDING]
-    assert _upward(imports) == []
-
-
-@pytest.mark.xfail(strict=True, reason="; ".join(f"{m}: {why}" for m, why in PENDING.items()))
-def test_pending_upward_imports_are_gone():
-    imports = [imp for imp in _all_imports() if imp.module in PENDING]
+    imports = list(_all_imports())
     assert _upward(imports) == []
 
 

@@ -453,12 +453,23 @@ class SoftmaxBackwardDataBackward0(FusedBackward):
 def softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
     """softmax's gradient from its output y: y (g - sum(g y)); one node if differentiated."""
 
+    exact = _exact_softmax_dtype(y)
+
     def compute(g, y):
         if y._data.ndim == 0:
             return g * 0
+        kernel = exact and kernels.lookup_pair("softmax_backward", g._data, y._data)
+        if kernel:  # PyTorch's vectorised kernel: its reduction order and fused multiply-adds
+            return wrap(kernel(g._data, y._data, dim), g._dtype)
         return y * (g - (g * y).sum(dim, keepdim=True))
 
     return fused(SoftmaxBackwardDataBackward0, (g, y), compute, dim=dim)
+
+
+def _exact_softmax_dtype(t: Tensor) -> bool:
+    """True where PyTorch's float32/float64 softmax kernels apply (float16 and bfloat16
+    take other paths)."""
+    return t._dtype.np in (np.float32, np.float64)
 
 
 class LogSoftmaxBackward0(Node):
@@ -503,10 +514,15 @@ def log_softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
     """log_softmax's gradient from its output y: g - exp(y) sum(g); one node if
     differentiated."""
 
+    exact = _exact_softmax_dtype(y)
+
     def compute(g, y):
         if y._data.ndim == 0:
             return g * 0
         gd, yd = g._data, y._data
+        kernel = exact and kernels.lookup_pair("log_softmax_backward", gd, yd)
+        if kernel:
+            return wrap(kernel(gd, yd, dim), g._dtype)
         xp = array_module(gd)
         return wrap(gd - xp.exp(yd) * gd.sum(dim, keepdims=True), g._dtype)
 
@@ -525,8 +541,11 @@ def _softmax_common(x: Tensor, dim: int, dtype, log: bool) -> Tensor:
             f"\"{kernel}{last}_kernel_impl\" not implemented for '{x._dtype.scalar_name}'"
         )
     xp = array_module(d)
+    kernel = _exact_softmax_dtype(x) and kernels.lookup("log_softmax" if log else "softmax", d)
     if nd == 0:
         r = xp.zeros((), d.dtype) if log else xp.ones((), d.dtype)
+    elif kernel and d.size:  # PyTorch's vectorised kernel, bit for bit
+        r = kernel(d, dim)
     else:
         m = xp.max(d, axis=dim, keepdims=True) if d.size else d
         shifted = d - m

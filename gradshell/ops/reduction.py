@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from gradshell.core import dtypes, grad_mode
+from gradshell.core import dtypes, grad_mode, kernels
 from gradshell.ops import clamping, return_types, summation
 from gradshell.ops.base import (
     BOOL,
@@ -891,9 +891,13 @@ def logsumexp(self, dim, keepdim: bool = False) -> Tensor:
     else:
         m = xp.max(data, axis=dims, keepdims=True)
         m = xp.where(xp.isinf(m), 0, m)
-        # summed in PyTorch's order (the exps themselves may still differ in the last bit)
-        s = summation.torch_sum(xp.exp(data - m), dims, True)
-        r = xp.log(s) + m
+        # PyTorch composes it from its unary exp and log (the exact kernels where there are
+        # some) and its sum's order
+        shifted = data - m
+        exp_ = kernels.lookup("exp", shifted) or xp.exp
+        s = as_array(summation.torch_sum(exp_(shifted), dims, True)).astype(data.dtype, copy=False)
+        log_ = kernels.lookup("log", s) or xp.log
+        r = log_(s) + m
         if not keepdim:
             r = r.reshape(()) if dims is None else xp.squeeze(r, axis=dims)
     r = _reduced_data(as_array(r).astype(dt.np, copy=False), nd, dims, keepdim)

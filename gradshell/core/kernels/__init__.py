@@ -8,7 +8,7 @@ and a training loop grows it.  This package reproduces, in NumPy:
   tanh, sigmoid and softplus (Sleef's vector algorithms on PyTorch's vector blocks, the
   C library on its scalar tails: bit for bit, float32 and float64);
 * ``softmax``: softmax, log_softmax and their backward kernels along any dimension in
-  ATen's vectorised order, bit for bit; logsumexp as PyTorch composes it;
+  ATen's vectorised order, bit for bit (torch.logsumexp composes exp, sum and log);
 * ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
   for the shapes where it was measured, NumPy's product elsewhere.
 
@@ -44,10 +44,9 @@ _KERNELS = {
     "tanh_backward": elementwise.tanh_backward,
     "softplus_backward": elementwise.softplus_backward,
     # softmax(data, dim), log_softmax(data, dim) and their backward kernels (g, y, dim),
-    # dim -1 unless given; logsumexp(data) over the last dimension
+    # dim -1 unless given
     "softmax": softmax.softmax,
     "log_softmax": softmax.log_softmax,
-    "logsumexp": softmax.logsumexp,
     "softmax_backward": softmax.softmax_backward,
     "log_softmax_backward": softmax.log_softmax_backward,
 }

@@ -1,4 +1,4 @@
-"""softmax, log_softmax and logsumexp, as PyTorch 2.13's CPU build computes them for float32
+"""softmax and log_softmax, as PyTorch 2.13's CPU build computes them for float32
 and float64.
 
 ATen's ``SoftMaxKernel.cpp`` works row by row with its ``vec`` helpers (``reduce_all``,
@@ -21,7 +21,7 @@ ATen's ``SoftMaxKernel.cpp`` works row by row with its ``vec`` helpers (``reduce
   backward kernels sum over the dimension per column (softmax's ``sum += g*y`` fused
   into one FMA, as GCC compiles it).
 * logsumexp is not a kernel of its own in PyTorch: ``amax``, ``exp``, ``sum``, ``log`` and
-  an add (see ``logsumexp``).
+  an add, which the op composes from the unary kernels and the exact sum.
 
 Along the last dimension rows are independent, so there the thread split changes no bit.
 """
@@ -294,31 +294,11 @@ def log_softmax_backward(g: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndar
     return r.reshape(y.shape)
 
 
-def logsumexp(x: np.ndarray) -> np.ndarray:
-    """torch.logsumexp(x, dim=-1) for a float32/float64 array, as PyTorch composes it:
-    ``m = amax(x)`` (infinite maxima replaced by 0), ``log(sum(exp(x - m))) + m`` with its
-    unary exp and log (MKL's on PyTorch's x86 build, see ``elementwise``) and its sum's
-    reduction order."""
-    from gradshell.core.kernels import elementwise
-    from gradshell.ops import summation  # (the ops import this package)
-
-    if x.size == 0 or x.ndim == 0:
-        with np.errstate(all="ignore"):
-            return np.log(np.sum(np.exp(x), axis=-1) if x.ndim else np.exp(x))
-    with np.errstate(all="ignore"):
-        m = np.max(x, axis=-1, keepdims=True)
-        m = np.where(np.isinf(m), x.dtype.type(0), m)
-        s = summation.torch_sum(elementwise.exp(x - m), (x.ndim - 1,), True)
-        r = elementwise.log(np.asarray(s, x.dtype)) + m
-    return r[..., 0]
-
-
 __all__ = [
     "lanes",
     "log_softmax",
     "log_softmax_backward",
     "log_softmax_dim",
-    "logsumexp",
     "softmax",
     "softmax_backward",
     "softmax_dim",
