@@ -366,7 +366,7 @@ def _div_rounding(a, b, mode):
     q = _apply("true_divide", a, b, dt if dt.category == FLOAT else None)
     if dt.category != FLOAT:
         if _has_zero(b):
-            raise ZeroDivisionError("ZeroDivisionError")
+            raise RuntimeError("ZeroDivisionError")
         if mode == "floor":
             return _apply("floor_divide", a, b, dt)
         return wrap(_trunc_int(a, b, dt), dt)
@@ -399,7 +399,7 @@ def floor_divide(self, other):
         return NotImplemented
     dt = dtypes.result_type(self, other)
     if dt.category != FLOAT and _has_zero(other):
-        raise ZeroDivisionError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError")
     return _apply("floor_divide", self, other, dt)
 
 
@@ -410,7 +410,7 @@ def rfloordiv(self, other):
         return NotImplemented
     dt = dtypes.result_type(self, other)
     if dt.category != FLOAT and bool((self._data == 0).any()):
-        raise ZeroDivisionError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError")
     return _apply("floor_divide", other, self, dt)
 
 

@@ -528,6 +528,8 @@ def _check_bounds(index_data, size: int, dim: int) -> None:
 def _grids(index_data, dim: int):
     """Full index tuples addressing, for each element of `index`, its target along `dim`."""
     xp = array_module(index_data)
+    if index_data.ndim == 0:  # a 0-d index into a 1-d tensor addresses one element
+        return (index_data.reshape(1),)
     grids = list(xp.indices(index_data.shape, sparse=True))
     grids[dim] = index_data
     return tuple(grids)
@@ -579,7 +581,7 @@ def gather(self, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
     if nd == 0:
         data = self._data.reshape(ishape).copy() if index._data.size else self._data.copy()
     else:
-        data = self._data[_grids(index._data.astype(np.int64), d)]
+        data = self._data[_grids(index._data.astype(np.int64), d)].reshape(index._data.shape)
     res = wrap(as_array(xp.array(data, copy=True)), self._dtype)
     if needs_grad(self):
         node = GatherBackward0()
@@ -626,7 +628,7 @@ def _scatter_checks(fname: str, self: Tensor, dim: int, index, src) -> int:
     if isinstance(src, Tensor):
         if src._dtype is not self._dtype:
             raise RuntimeError(f"{fname}(): Expected self.dtype to be equal to src.dtype")
-        if src._data.ndim != index._data.ndim and index._data.size:
+        if max(src._data.ndim, 1) != max(index._data.ndim, 1) and index._data.size:
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         for k in range(index._data.ndim):
             if index._data.shape[k] > src._data.shape[k]:
@@ -651,6 +653,8 @@ def _scatter_checks(fname: str, self: Tensor, dim: int, index, src) -> int:
 
 
 def _src_part(src: Tensor, index) -> object:
+    if index._data.ndim == 0:  # one element: the first of src
+        return src._data.reshape(-1)[:1]
     return src._data[tuple(slice(0, s) for s in index._data.shape)]
 
 

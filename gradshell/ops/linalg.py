@@ -36,13 +36,13 @@ from gradshell.ops.explanation import (
 from gradshell.ops.shape import make_view, squeeze
 
 
-def _check_pair(a: Tensor, b: Tensor) -> None:
+def _check_pair(a: Tensor, b: Tensor, dtypes: bool = True) -> None:
     if not isinstance(b, Tensor):
         raise TypeError(
             f"mm(): argument 'mat2' (position 1) must be Tensor, not {type(b).__name__}"
         )
     check_same_device(a, b)
-    if a._dtype is not b._dtype:
+    if dtypes and a._dtype is not b._dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {a._dtype.cpp_name} != "
             f"{b._dtype.cpp_name}"
@@ -577,7 +577,18 @@ class AddmmBackward0(Node):
 @tensor_method("addmm", torch=("addmm",))
 def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """beta * self + alpha * (mat1 @ mat2), with self broadcast to the product's shape."""
-    _check_pair(mat1, mat2)
+    _check_pair(mat1, mat2, dtypes=False)
+    # PyTorch's addmm compares self with mat2 first, then mat1 with mat2
+    if self._dtype is not mat2._dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {self._dtype.scalar_name} and "
+            f"{mat2._dtype.scalar_name}"
+        )
+    if mat1._dtype is not mat2._dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {mat1._dtype.scalar_name} and "
+            f"{mat2._dtype.scalar_name}"
+        )
     if mat1._data.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got " + f"{mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
@@ -585,11 +596,6 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    if self._dtype is not mat1._dtype:
-        raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {self._dtype.scalar_name} and "
-            f"{mat2._dtype.scalar_name}"
-        )
     shp = self._data.shape
     if len(shp) > 2 or any(
         s != t and s != 1 for s, t in zip(reversed(shp), reversed((n, m)), strict=False)

@@ -33,16 +33,10 @@ XFAIL = {
     "lpwe_nn_optim": _FLOAT_DIGITS
     + "MSELoss(reduction='sum') over 2000 float32 values sums in another order "
     "(last digits of loss.item())",
-    "official_build_model": _FLOAT_DIGITS
-    + "softmax rows sum to exactly 1 in gradshell, to 1 +- 1 ulp in PyTorch "
-    "(prints 1. instead of 1.0000)",
     "d2l_weight_decay": _FLOAT_DIGITS
     + "torch.norm of a 200-element float32 weight sums in another order "
     "(last digits of .item())",
-    "common_errors": "BUGS.md: integer // 0 raises ZeroDivisionError, not "
-    "RuntimeError('ZeroDivisionError')",
     "char_rnn_names": "BUGS.md: Tensor.topk is not supported",
-    "dataset_dataloader": "BUGS.md: scatter_ with a 0-d index tensor raises IndexError",
     "d2l_attention_scratch": "BUGS.md: torch.repeat_interleave is not supported",
     "makemore_backprop_ninja": "BUGS.md: `dC[ix] += v` (v requires grad) on a view is "
     "refused (NotImplementedError)",

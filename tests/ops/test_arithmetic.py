@@ -234,3 +234,22 @@ def test_legacy_style_names(fn, name):
     finally:
         set_print_style("modern")
     assert repr(node).startswith(f"<{node.name()} object at 0x")
+
+
+INTEGER_DIVISION_BY_ZERO = """
+for f in [lambda: torch.tensor([1, 2]) // 0, lambda: 5 // torch.tensor([0, 1]),
+          lambda: torch.tensor([1, 2]).div(0, rounding_mode="floor"),
+          lambda: torch.tensor([1, 2]).div(torch.tensor([1, 0]), rounding_mode="trunc"),
+          lambda: torch.floor_divide(torch.tensor([3]), torch.tensor([0])),
+          lambda: torch.tensor([1, 2]) % 0, lambda: torch.tensor([1.]) // 0]:
+    try:
+        print(f())
+    except RuntimeError as e:  # a tutorial's `except RuntimeError` catches it
+        print("RuntimeError", e)
+"""
+
+
+def test_integer_division_by_zero_is_pytorchs_runtime_error():
+    from support.tutorials import printed
+
+    assert printed(INTEGER_DIVISION_BY_ZERO, gtorch) == printed(INTEGER_DIVISION_BY_ZERO, torch)

@@ -207,3 +207,30 @@ def test_gradcheck(fn):
     y = gtorch.tensor(rng.standard_normal((2, 3)), requires_grad=True)
     assert gradcheck(fn, x, y)
     assert gradgradcheck(fn, x, y)
+
+
+ZERO_D_INDEX = """
+x = torch.arange(3., requires_grad=True)
+y = x.gather(0, torch.tensor(2))
+y.backward()
+print(y, x.grad)
+print(torch.zeros(3).scatter_(0, torch.tensor(1), value=1))
+print(torch.zeros(3).scatter(0, torch.tensor(2), torch.tensor([5., 6.])))
+print(torch.zeros(3).scatter_add(0, torch.tensor(1), torch.tensor([5., 7.])))
+s = torch.tensor(3., requires_grad=True)
+z = torch.zeros(3).scatter(0, torch.tensor(1), s)
+z.sum().backward()
+print(z, s.grad)
+w = torch.ones(3, requires_grad=True)
+v = w.scatter(0, torch.tensor(0), 5.)
+(v * torch.arange(3.)).sum().backward()
+print(v, w.grad)
+print(torch.zeros(2, 3).scatter(0, torch.tensor(1), 7.))
+"""
+
+
+def test_a_0d_index_into_a_1d_tensor_addresses_one_element():
+    # the official Datasets tutorial's one-hot: zeros(10).scatter_(0, torch.tensor(y), value=1)
+    from support.tutorials import printed
+
+    assert printed(ZERO_D_INDEX, gtorch) == printed(ZERO_D_INDEX, torch)

@@ -43,3 +43,26 @@ def test_addmv_values_and_gradients(real_torch, bias, scales):
         "r.sum().backward()",
         real_torch,
     )
+
+
+MIXED_LINEAR = """
+nn, F = torch.nn, torch.nn.functional
+one, two = torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64)
+for f in [lambda: nn.Linear(2, 2)(two), lambda: nn.Linear(2, 2)(torch.ones(3, 2, 2).double()),
+          lambda: nn.Linear(2, 2, bias=False)(two), lambda: F.linear(two, one, torch.ones(2)),
+          lambda: F.linear(one, two, torch.ones(2)), lambda: F.linear(one, one, two[0]),
+          lambda: torch.addmm(torch.ones(2), two, one), lambda: one @ two]:
+    try:
+        f()
+    except RuntimeError as e:
+        print(e)
+"""
+
+
+def test_mixed_dtypes_in_linear_and_addmm_name_what_pytorch_names():
+    from support import oracle
+    from support.tutorials import printed
+
+    from gradshell import torch as gtorch
+
+    assert printed(MIXED_LINEAR, gtorch) == printed(MIXED_LINEAR, oracle.torch())
