@@ -24,8 +24,8 @@ class Terminal(terminal.Terminal):
     def __init__(self, data_dir) -> None:
         super().__init__(data_dir, "learn", "5", "--lang", "en", drop_env=("LANGUAGE",))
 
-    def read_until(self, pattern: re.Pattern, deadline: float = 90) -> str:
-        return super().read_until(pattern, deadline)
+    def read_until(self, pattern: re.Pattern, deadline: float = 90, after: str = "") -> str:
+        return super().read_until(pattern, deadline, after)
 
     def type(self, line: str, until: str) -> str:
         return super().type(line, prompt(until))

@@ -9,8 +9,8 @@ import re
 import pytest
 from lessonkit import course, lesson
 
-from gradshell.learn.tutor import Mode, Tutor, parse_prediction, unwrap
 from gradshell.learn.progress import ProgressStore
+from gradshell.learn.tutor import Mode, Tutor, parse_prediction, unwrap
 
 
 class Learner:

@@ -6,9 +6,9 @@ import io
 
 from rich.cells import cell_len
 
-from gradshell.learn.tutor import Tutor
 from gradshell.learn.lesson import load_course
 from gradshell.learn.progress import ProgressStore
+from gradshell.learn.tutor import Tutor
 from gradshell.learn.wrapping import prewrap, units, wrap_line
 
 TEXT = (

@@ -41,7 +41,8 @@ def record(paths: list[str], into: Path, extra: list[str]) -> int:
     env = dict(os.environ, GRADSHELL_ORACLE="record", GRADSHELL_ORACLE_DIR=str(into))
     env.pop("GRADSHELL_HIDE_TORCH", None)
     # The slow tiers (--run-slow) are compared live only: their answers are megabytes.
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    # one process: recording is deterministic in the order the files run
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0"]
     done = subprocess.run([*cmd, *extra, *paths], cwd=ROOT, env=env, check=False)
     (into / "manifest.json").write_text(json.dumps(_versions(), indent=1) + "\n", "utf-8")
     return done.returncode

@@ -27,6 +27,8 @@ def test_a_sigmoid_gradient_one_percent_off_fails_without_pytorch():
             "pytest",
             "-p",
             "no:cacheprovider",
+            "-n",
+            "0",
             "-p",
             "support.wrong_sigmoid_gradient",
             "tests/ops/test_nn.py",

@@ -32,7 +32,7 @@ def test_a_run_without_pytorch_says_it_compared_against_recordings():
     env.pop("GRADSHELL_ORACLE", None)
     probe = "tests/oracle/test_oracle_modes.py::test_torch_is_not_importable_when_hidden"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", probe],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", probe],
         cwd=ROOT,
         env=env,
         capture_output=True,

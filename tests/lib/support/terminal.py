@@ -30,7 +30,9 @@ class Terminal:
             NO_COLOR="1",
             GRADSHELL_DATA_DIR=str(data_dir),
         )
-        for name in drop_env:
+        # the pseudo-terminal's size decides the width (pytest-xdist's workers export
+        # COLUMNS, which would override it)
+        for name in (*drop_env, "COLUMNS", "LINES"):
             env.pop(name, None)
         self.child = pexpect.spawn(
             sys.executable,
@@ -41,8 +43,11 @@ class Terminal:
             dimensions=(50, width),
         )
 
-    def read_until(self, pattern: re.Pattern, deadline: float = 60) -> str:
-        """The screen (escapes removed) once `pattern` matches it and output has paused."""
+    def read_until(self, pattern: re.Pattern, deadline: float = 60, after: str = "") -> str:
+        """The screen (escapes removed) once `pattern` matches it and output has paused.
+
+        With `after` (the line just typed), the match must come after its echo where the
+        echo shows: a prompt left over from a slow earlier answer does not count."""
         text = ""
         end = time.monotonic() + deadline
         while time.monotonic() < end:
@@ -54,14 +59,15 @@ class Terminal:
             except pexpect.EOF:
                 break
             shown = plain(text)
-            if pattern.search(shown):
+            start = shown.rfind(after) + len(after) if after and after in shown else 0
+            if pattern.search(shown[start:]):
                 return shown
         raise AssertionError(f"{pattern.pattern!r} never came; screen: {plain(text)!r}")
 
     def type(self, line: str, pattern: re.Pattern) -> str:
-        """Type `line` and Enter; the screen until `pattern` comes back."""
+        """Type `line` and Enter; the screen until `pattern` comes back after it."""
         self.child.sendline(line)
-        return self.read_until(pattern)
+        return self.read_until(pattern, after=line.strip() if len(line.strip()) >= 8 else "")
 
     def eof(self) -> str:
         """Ctrl-D, wait for the program to end; what it printed on the way out."""
