@@ -180,9 +180,9 @@ def _tensor_type() -> type:
 
 
 def _array(value: Any) -> np.ndarray:
-    from gradshell.viz.common import as_array
+    from gradshell.viz.common import host_array
 
-    arr = as_array(value)
+    arr = host_array(value)
     return np.asarray(arr)
 
 

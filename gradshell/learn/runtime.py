@@ -65,9 +65,9 @@ def _nonzero(value: Any) -> bool:
     """True for a gradient copy that holds some non-zero element."""
     if value is None:
         return False
-    from gradshell.viz.common import as_array
+    from gradshell.viz.common import host_array
 
-    arr = as_array(value)
+    arr = host_array(value)
     return bool(arr is not None and arr.size and np.any(arr != 0))
 
 

@@ -392,3 +392,59 @@ def clamp_min_(self, min=None) -> Tensor:  # noqa: A002 - PyTorch's name
 def clamp_max_(self, max=None) -> Tensor:  # noqa: A002 - PyTorch's name
     """clamp_max in place."""
     return apply_inplace(self, clamp_max, (max,), {}, "clamp_max_")
+
+
+# hardtanh / relu6: a clamp whose gradient stops at both bounds -------------------------
+class HardtanhBackward0(Node):
+    """g where min_val < x < max_val, else 0."""
+
+    def backward(self, g):
+        if needs_grad(g):  # create_graph=True
+            raise NotImplementedError(
+                "gradshell does not support double backward through "
+                "torch.nn.functional.hardtanh yet"
+            )
+        x = self.saved("self")._data
+        inside = (x > self.min_val) & (x < self.max_val)
+        return (wrap(as_array((g._data * inside).astype(g._data.dtype)), g._dtype),)
+
+    def explain(self, c: Ctx) -> Formula:
+        x, lo, hi = c.saved("self"), c.attr("min_val"), c.attr("max_val")
+        s = c.sym(0)
+        inside = (x > lo) & (x < hi)
+        return Formula(
+            f"hardtanh({s}, {num(lo)}, {num(hi)})",
+            [Local(f"1 where {num(lo)} < {s} < {num(hi)}, else 0", inside * 1.0)],
+        )
+
+
+def hardtanh(
+    input: Tensor,  # noqa: A002 - PyTorch's name
+    min_val: float = -1.0,
+    max_val: float = 1.0,
+    inplace: bool = False,
+) -> Tensor:
+    """min(max(x, min_val), max_val)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        raise NotImplementedError(
+            "gradshell does not support torch.nn.functional.hardtanh with inplace=True yet"
+        )
+    res = input.clamp(min_val, max_val).detach()
+    if needs_grad(input):
+        node = HardtanhBackward0()
+        node.min_val = min_val
+        node.max_val = max_val
+        node.save("self", input)
+        record(node, (input,), res)
+    return res
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """min(max(x, 0), 6)."""
+    if inplace:
+        raise NotImplementedError(
+            "gradshell does not support torch.nn.functional.relu6 with inplace=True yet"
+        )
+    return hardtanh(input, 0.0, 6.0)

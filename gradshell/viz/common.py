@@ -65,7 +65,7 @@ def render(renderable: RenderableType, width: int | None = None, color: bool | N
 # --- values -------------------------------------------------------------------------------
 
 
-def as_array(value: Any) -> np.ndarray | None:
+def host_array(value: Any) -> np.ndarray | None:
     """A host NumPy array for a tensor or array (None for None)."""
     if value is None:
         return None
@@ -89,7 +89,7 @@ def compact(
     from gradshell.printing.modern import values_str
     from gradshell.printing.options import OPTS, PrintOptions
 
-    arr = as_array(value)
+    arr = host_array(value)
     if floating is None:
         floating = arr.dtype.kind == "f"
     opts = PrintOptions()
@@ -122,7 +122,7 @@ def short(value: Any) -> str:
     """One number when every element is the same, else the compact values."""
     if value is None:
         return "None"
-    arr = as_array(value)
+    arr = host_array(value)
     u = uniform(arr)
     if u is not None:
         return number(u)

@@ -27,7 +27,7 @@ from gradshell.core.autograd import (
     existing_accumulator,
 )
 from gradshell.core.tensor import Tensor
-from gradshell.viz.common import Namer, as_array, compact, display_name, number, short, uniform
+from gradshell.viz.common import Namer, compact, display_name, host_array, number, short, uniform
 from gradshell.viz.formulas import Ctx, Local, formula, has_formula, wrap_sym
 from gradshell.viz.recorder import AccRun, Trace
 
@@ -301,7 +301,7 @@ def _is_number(v: Any) -> bool:
 
 
 def _np(t: Any) -> np.ndarray | None:
-    return None if t is None else as_array(t)
+    return None if t is None else host_array(t)
 
 
 def build(

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gradshell.viz.common import Namer, as_array, compact, display_name
+from gradshell.viz.common import Namer, compact, display_name, host_array
 
 #: Snapshots with more elements count against LARGE_BUDGET.
 KEEP_ARRAY_MAX = 4096
@@ -44,7 +44,7 @@ class Snap:
     __slots__ = ("array", "text", "shape", "dtype", "floating", "edges", "__weakref__")
 
     def __init__(self, value: Any, fresh: bool = False) -> None:
-        arr = as_array(value)
+        arr = host_array(value)
         self.shape = tuple(arr.shape)
         self.dtype = arr.dtype
         self.floating = arr.dtype.kind == "f"
@@ -301,7 +301,7 @@ def agrees(last: Snap | None, live: Any) -> bool:
         return False
     if last.array is None:
         return True
-    arr = as_array(live)
+    arr = host_array(live)
     return arr.shape == last.array.shape and bool(
         np.array_equal(arr, last.array, equal_nan=arr.dtype.kind == "f")
     )

@@ -19,7 +19,7 @@ import numpy as np
 
 from gradshell.core import grad_mode
 from gradshell.core.tensor import Tensor, wrap
-from gradshell.viz.common import as_array, number
+from gradshell.viz.common import host_array, number
 
 #: Elements checked by finite differences (two evaluations each).
 FD_MAX = 64
@@ -121,7 +121,7 @@ def reveal(
         raise PredictError(
             f"the prediction has shape {list(np.shape(predicted))}, but {name} has shape {list(shape)}"
         ) from None
-    probe = wrap(as_array(leaf).copy(), leaf.dtype)
+    probe = wrap(host_array(leaf).copy(), leaf.dtype)
     probe.requires_grad_(True)
     with _grad_on():
         out = _scalar(fn(probe), expr)
@@ -130,7 +130,7 @@ def reveal(
         (g,) = engine.grad(out, probe, allow_unused=True)
     if g is None:
         raise PredictError(_unrelated(expr, name))
-    actual = as_array(g).astype(np.float64)
+    actual = host_array(g).astype(np.float64)
     fd = _finite_differences(fn, leaf, expr)
     result = Reveal(expr, name, shape, fd_checked=sum(1 for v in fd if v is not None))
     for k, index in enumerate(np.ndindex(*shape) if shape else [()]):
@@ -183,7 +183,7 @@ def reveal_named(out: Any, leaf: Tensor, predicted: Any, *, expr: str, name: str
             raise PredictError(f"RuntimeError: {exc}") from None
     if g is None:
         raise PredictError(_unrelated(expr, name))
-    actual = as_array(g).astype(np.float64)
+    actual = host_array(g).astype(np.float64)
     result = Reveal(expr, name, shape, fd_checked=0, named=True)
     for index in np.ndindex(*shape) if shape else [()]:
         p = float(guess[index])
@@ -194,7 +194,7 @@ def reveal_named(out: Any, leaf: Tensor, predicted: Any, *, expr: str, name: str
 
 def _finite_differences(fn: Callable[[Tensor], Tensor], leaf: Tensor, expr: str) -> list:
     """Central differences in float64 for the first FD_MAX elements (None if unavailable)."""
-    base = as_array(leaf).astype(np.float64)
+    base = host_array(leaf).astype(np.float64)
     out: list = []
     prev = grad_mode.state.enabled
     grad_mode.state.enabled = False
@@ -210,7 +210,7 @@ def _finite_differences(fn: Callable[[Tensor], Tensor], leaf: Tensor, expr: str)
                 x.reshape(-1)[k] += sign * h
                 try:
                     y = fn(wrap(x))
-                    values.append(float(as_array(y).reshape(-1)[0]))
+                    values.append(float(host_array(y).reshape(-1)[0]))
                 except Exception:
                     values.append(None)
             if None in values:

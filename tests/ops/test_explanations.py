@@ -151,6 +151,7 @@ CASES = {
         _t([[1.0, 0.0, 2.0, 3.0], [2.0, 1.5, -1.0, 0.5]]), 1
     ),
     "LogsumexpBackward0": lambda: gtorch.logsumexp(_t(A(2, 4)), 1),
+    "HardtanhBackward0": lambda: gtorch.nn.functional.hardtanh(_t(A(3, 4)), -0.5, 1.0),
     "VarBackward0": lambda: gtorch.var(_t(A(3, 4)), 1),
     "StdBackward0": lambda: _t(A(3, 4)).std(0, keepdim=True),
     "ProdBackward0": lambda: gtorch.prod(_t([[1.0, 0.0], [2.0, 3.0]])),

@@ -2,7 +2,10 @@
 gradshell.ops.nn, where each op's forward, backward node and errors live)."""
 
 from gradshell.ops.batchnorm import batch_norm
+from gradshell.ops.clamping import hardtanh, relu6
 from gradshell.ops.conv import conv1d, conv2d
+from gradshell.ops.embedding import embedding
+from gradshell.ops.layer_norm import layer_norm
 from gradshell.ops.nn import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -34,9 +37,6 @@ from gradshell.ops.pooling import (
     max_pool2d_with_indices,
 )
 from gradshell.torch.nn._composites import normalize, softsign
-from gradshell.torch.nn._embedding import embedding
-from gradshell.torch.nn._hardtanh import hardtanh, relu6
-from gradshell.torch.nn._layer_norm import layer_norm
 
 __all__ = [
     "adaptive_avg_pool2d",

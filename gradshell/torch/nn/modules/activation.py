@@ -187,7 +187,7 @@ class Hardtanh(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         """hardtanh(x)."""
-        from gradshell.torch.nn._hardtanh import hardtanh
+        from gradshell.ops.clamping import hardtanh
 
         return hardtanh(input, self.min_val, self.max_val, self.inplace)
 

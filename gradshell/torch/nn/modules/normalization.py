@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gradshell.core.tensor import Tensor
 from gradshell.ops import creation
+from gradshell.ops.layer_norm import layer_norm
 from gradshell.torch.nn import init
-from gradshell.torch.nn._layer_norm import layer_norm
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.parameter import Parameter
 

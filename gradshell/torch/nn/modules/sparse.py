@@ -6,8 +6,8 @@ from __future__ import annotations
 from gradshell.core.grad_mode import no_grad
 from gradshell.core.tensor import Tensor
 from gradshell.ops import creation
+from gradshell.ops.embedding import _padding_idx, embedding
 from gradshell.torch.nn import init
-from gradshell.torch.nn._embedding import _padding_idx, embedding
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.parameter import Parameter
 

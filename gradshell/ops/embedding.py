@@ -14,7 +14,6 @@ from gradshell.core import dtypes
 from gradshell.core.autograd import Node, needs_grad, record
 from gradshell.core.device import array_module
 from gradshell.core.tensor import Tensor, wrap
-from gradshell.torch._missing import not_supported
 
 _INDEX_DTYPES = (dtypes.int64, dtypes.int32)
 
@@ -27,7 +26,10 @@ class EmbeddingBackward0(Node):
 
     def backward(self, g):
         if needs_grad(g):  # create_graph=True through a lookup
-            raise not_supported("double backward through torch.nn.functional.embedding")
+            raise NotImplementedError(
+                "gradshell does not support double backward through "
+                "torch.nn.functional.embedding yet"
+            )
         indices = self.saved("indices")._data
         xp = array_module(g._data)
         grad = xp.zeros(self.weight_shape, g._dtype.np)
@@ -56,9 +58,13 @@ def embedding(
 ) -> Tensor:
     """The rows of `weight` at the indices in `input` (shape input.shape + (dim,))."""
     if max_norm is not None:
-        raise not_supported("torch.nn.functional.embedding with max_norm")
+        raise NotImplementedError(
+            "gradshell does not support torch.nn.functional.embedding with max_norm yet"
+        )
     if sparse:
-        raise not_supported("torch.nn.functional.embedding with sparse=True")
+        raise NotImplementedError(
+            "gradshell does not support torch.nn.functional.embedding with sparse=True yet"
+        )
     if not isinstance(input, Tensor) or input.dtype not in _INDEX_DTYPES:
         got = input.type() if isinstance(input, Tensor) else type(input).__name__
         raise RuntimeError(
