@@ -39,10 +39,23 @@ def run_in_pytorch(path: Path) -> str:
             cwd=path.parent,
             check=False,
         )
-        return normalise(done.stdout + done.stderr)
+        return _without_paths(normalise(done.stdout + done.stderr), path)
 
     return oracle.computed(
         f"python {path.name} {_digest(path.read_text('utf-8'))}", run, oracle.torch()
+    )
+
+
+def _without_paths(text: str, path: Path) -> str:
+    """`text` with this machine's folders taken out of warning locations (the program's
+    folder, PyTorch's install), so that a recording is the same wherever it is made."""
+    import torch as real_torch
+
+    site = str(Path(real_torch.__file__).resolve().parent.parent)
+    return (
+        text.replace(f"{path.parent.resolve()}/", "")
+        .replace(f"{path.parent}/", "")
+        .replace(f"{site}/", "<site-packages>/")
     )
 
 
