@@ -529,18 +529,6 @@ ShortTensor = _legacy_type(dtypes.int16)
 CharTensor = _legacy_type(dtypes.int8)
 ByteTensor = _legacy_type(dtypes.uint8)
 BoolTensor = _legacy_type(dtypes.bool_)
-for _cls in (
-    FloatTensor,
-    DoubleTensor,
-    HalfTensor,
-    LongTensor,
-    IntTensor,
-    ShortTensor,
-    CharTensor,
-    ByteTensor,
-    BoolTensor,
-):
-    registry.function(_cls.__name__, _cls)
 LEGACY_TYPES = {
     c.__name__: c
     for c in (
@@ -555,6 +543,8 @@ LEGACY_TYPES = {
         BoolTensor,
     )
 }
+for _name, _cls in LEGACY_TYPES.items():
+    registry.function(_name, _cls)
 CUDA_LEGACY_TYPES = {name: _legacy_type(c.dtype, cuda=True) for name, c in LEGACY_TYPES.items()}
 
 

@@ -74,6 +74,20 @@ class Local:
         return grad_in * self.value
 
 
+def sum_to(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """A predicted edge gradient with its broadcast dimensions summed away to the input's
+    `shape` (what the engine does to the real one)."""
+    if a.shape == tuple(shape):
+        return a
+    lead = a.ndim - len(shape)
+    if lead > 0:
+        a = a.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
+    if axes:
+        a = a.sum(axis=axes, keepdims=True)
+    return a.reshape(shape)
+
+
 @dataclass
 class Formula:
     """A node's forward expression and one Local per input edge (None: no gradient)."""

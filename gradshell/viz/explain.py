@@ -27,6 +27,7 @@ from gradshell.core.autograd import (
     existing_accumulator,
 )
 from gradshell.core.tensor import Tensor
+from gradshell.ops.explanation import sum_to
 from gradshell.viz.common import Namer, compact, display_name, host_array, number, short, uniform
 from gradshell.viz.formulas import Ctx, Local, formula, has_formula, wrap_sym
 from gradshell.viz.recorder import AccRun, Trace
@@ -156,18 +157,6 @@ class Explanation:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     partial: bool = False  # the pass was asked for some inputs only (autograd.grad, inputs=)
-
-
-def _sum_to(a: np.ndarray, shape: tuple) -> np.ndarray:
-    if a.shape == tuple(shape):
-        return a
-    lead = a.ndim - len(shape)
-    if lead > 0:
-        a = a.sum(axis=tuple(range(lead)))
-    axes = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
-    if axes:
-        a = a.sum(axis=axes, keepdims=True)
-    return a.reshape(shape)
 
 
 def _close(pred: np.ndarray, actual: np.ndarray, dtype_kind: str, itemsize: int) -> bool:
@@ -373,7 +362,7 @@ def _step(k: int, node: Any, grads_in: tuple, outs: tuple, labels: _Labels, part
         g = _np(raw)
         m = meta[i] if i < len(meta) else None
         if g is not None and m is not None and g.shape != tuple(m[0]):
-            g = _sum_to(g, tuple(m[0]))
+            g = sum_to(g, tuple(m[0]))
         edge = Edge(i, nxt, nr, ctx.sym(i) if nxt is not None else "c", g)
         if nxt is not None and g is not None:
             parts[(nxt, nr)] = parts.get((nxt, nr), 0) + 1
@@ -382,7 +371,7 @@ def _step(k: int, node: Any, grads_in: tuple, outs: tuple, labels: _Labels, part
                 try:
                     with np.errstate(all="ignore"):
                         pred = np.asarray(local.predict(g_in.astype(np.float64)), np.float64)
-                        pred = _sum_to(np.broadcast_to(pred, pred.shape), g.shape)
+                        pred = sum_to(np.broadcast_to(pred, pred.shape), g.shape)
                     dtype = raw.dtype
                     ok = _close(pred, g.astype(np.float64), "f", dtype.itemsize)
                 except Exception:

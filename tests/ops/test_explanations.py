@@ -11,7 +11,7 @@ import pytest
 from gradshell import torch as gtorch
 from gradshell.core.autograd import Node
 from gradshell.ops import conv
-from gradshell.ops.explanation import Ctx
+from gradshell.ops.explanation import Ctx, sum_to
 from gradshell.viz.formulas import formula
 
 F = gtorch.nn.functional
@@ -47,18 +47,6 @@ def _t(a, grad=True):
     return gtorch.tensor(np.asarray(a, dtype=np.float64), requires_grad=grad)
 
 
-def _sum_to(a: np.ndarray, shape: tuple) -> np.ndarray:
-    if a.shape == tuple(shape):
-        return a
-    lead = a.ndim - len(shape)
-    if lead > 0:
-        a = a.sum(axis=tuple(range(lead)))
-    axes = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
-    if axes:
-        a = a.sum(axis=axes, keepdims=True)
-    return a.reshape(shape)
-
-
 def check_formula(y, node_name: str) -> None:
     """The formula of y.grad_fn predicts, for a random incoming gradient, exactly the
     gradients the node's backward gives on each edge."""
@@ -85,7 +73,7 @@ def check_formula(y, node_name: str) -> None:
         assert local is not None, f"{node_name}: no local derivative for edge {i}"
         assert isinstance(local.rhs, str) and local.rhs
         pred = np.asarray(local.predict(g), dtype=np.float64)
-        pred = _sum_to(np.broadcast_to(pred, pred.shape), shapes[i])
+        pred = sum_to(np.broadcast_to(pred, pred.shape), shapes[i])
         want = real[i].numpy().astype(np.float64)
         np.testing.assert_allclose(
             pred, want, rtol=1e-9, atol=1e-12, err_msg=f"{node_name} edge {i}"

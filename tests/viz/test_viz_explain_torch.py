@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradshell import torch as gt
+from gradshell.ops.explanation import sum_to
 from gradshell.viz.common import Namer
-from gradshell.viz.explain import AccStep, Step, _sum_to, build
+from gradshell.viz.explain import AccStep, Step, build
 
 torch = pytest.importorskip("torch")
 
@@ -176,7 +177,7 @@ def test_explain_matches_pytorch_on_generated_programs(op_list):
             if e.local is None:
                 complete = False
                 continue
-            pred = _sum_to(
+            pred = sum_to(
                 np.asarray(e.local.predict(np.asarray(g, np.float64)), np.float64), e.grad.shape
             )
             key = (e.target, e.target_nr)
@@ -237,7 +238,7 @@ def test_binary_formulas_reproduce_pytorchs_gradients(name):
             if e.target is None or e.grad is None:
                 continue
             assert e.local is not None, f"{name}: no formula for {step.node.name()} input {e.index}"
-            pred = _sum_to(np.asarray(e.local.predict(np.asarray(g, np.float64))), e.grad.shape)
+            pred = sum_to(np.asarray(e.local.predict(np.asarray(g, np.float64))), e.grad.shape)
             key = (e.target, e.target_nr)
             incoming[key] = pred if incoming[key] is None else incoming[key] + pred
     tns = {"a": torch.tensor(av, requires_grad=True), "b": torch.tensor(bv, requires_grad=True)}
