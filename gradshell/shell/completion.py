@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from gradshell.shell import guards, policy
 from gradshell.shell.checker import ALLOWED_IMPORT_ROOTS
+from gradshell.shell.safe_modules import SafeModule
 
 if TYPE_CHECKING:
     from gradshell.shell.session import Session
@@ -25,7 +26,7 @@ _IMPORT = re.compile(r"^\s*(?:import|from)\s+([\w]*)$")
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, types.ModuleType) or type(value).__name__ == "SafeModule":
+    if isinstance(value, types.ModuleType | SafeModule):
         return "module"
     if isinstance(value, type):
         return "class"

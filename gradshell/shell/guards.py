@@ -261,7 +261,7 @@ def ga(obj: Any, name: str) -> Any:
     if _inst_cache.get((type(obj), name)):
         return getattr(obj, name)
     if _attr_allowed(obj, name):
-        if type(obj) is types.ModuleType:
+        if type(obj) in policy.MODULE_TYPES:
             if name == "__name__":
                 return module_display_name(obj)  # `torch`, as the learner imported it
             try:

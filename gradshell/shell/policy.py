@@ -27,6 +27,8 @@ import weakref
 from collections import OrderedDict, defaultdict
 from typing import Any
 
+from gradshell.torch._names import MODULE_TYPES
+
 # ---------------------------------------------------------------------------
 # Builtin types: the safe, side-effect-free parts of their public API.
 
@@ -365,7 +367,7 @@ def attr_allowed(obj: Any, name: str) -> bool:
         hit0 = _inst_cache.get(key0)
         if hit0 is None:
             hit0 = _underscore_allowed(obj, name)
-            if type(obj) is not types.ModuleType:
+            if type(obj) not in MODULE_TYPES:
                 _inst_cache[key0] = hit0
         return hit0
     if isinstance(obj, type):
@@ -382,7 +384,7 @@ def attr_allowed(obj: Any, name: str) -> bool:
             )
         return hit
     tp = type(obj)
-    if tp is types.ModuleType:
+    if tp in MODULE_TYPES:
         key = (obj, name)
         hit = _module_cache.get(key)
         if hit is None:

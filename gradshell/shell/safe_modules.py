@@ -79,6 +79,10 @@ class SafeModule:
 policy.OPEN_TYPES.add(SafeModule)
 
 #: Standard-library modules offered as views (built by `safe_stdlib` on first import).
+# `type(math)` prints `<class 'module'>` in learner code, as it does in Python
+SafeModule.__module__ = "builtins"
+SafeModule.__name__ = SafeModule.__qualname__ = "module"
+
 STDLIB_MODULES = (
     "os",
     "sys",

@@ -139,6 +139,7 @@ def _finish() -> None:
     from gradshell.torch import _kwargs, _missing, _names
 
     _names.present_as_torch()
+    _names.present_modules_as_torch()
     _kwargs.install(_sys.modules[__name__])
     _missing.install()
 

@@ -10,6 +10,7 @@ from gradshell's file layout, are listed in `_MOVED`. Graph nodes name themselve
 from __future__ import annotations
 
 import sys
+import types
 
 _PREFIX = "gradshell.torch."
 
@@ -49,3 +50,31 @@ def present_as_torch() -> None:
             new = torch_module_name(shown, value.__name__)
             if new is not None:
                 value.__module__ = new
+
+
+class TorchModule(types.ModuleType):
+    """A gradshell torch module: it prints as the PyTorch module it stands for
+    (`<module 'torch.nn' (gradshell)>`), without a gradshell path or a host file path."""
+
+    def __repr__(self) -> str:
+        name = self.__name__
+        shown = (
+            "torch" + name[len("gradshell.torch") :] if name.startswith("gradshell.torch") else name
+        )
+        return f"<module '{shown}' (gradshell)>"
+
+
+# `type(torch)` prints `<class 'module'>`, as PyTorch's does
+TorchModule.__module__ = "builtins"
+TorchModule.__name__ = TorchModule.__qualname__ = "module"
+
+#: the module classes the shell treats as plain modules (exact types, not subclasses)
+MODULE_TYPES = frozenset({types.ModuleType, TorchModule})
+
+
+def present_modules_as_torch() -> None:
+    """Make every gradshell torch module print under its PyTorch name."""
+    for modname, mod in list(sys.modules.items()):
+        if modname == _PREFIX[:-1] or modname.startswith(_PREFIX):
+            if type(mod) is types.ModuleType:
+                mod.__class__ = TorchModule
