@@ -40,10 +40,18 @@ class SourceMap:
 
     def line(self, filename: str, lineno: int) -> str:
         """The stripped text of a line ('' if unknown)."""
+        return self.raw_line(filename, lineno).strip()
+
+    def raw_line(self, filename: str, lineno: int) -> str:
+        """The text of a line as written, indentation included ('' if unknown)."""
         entry = self.files.get(filename)
         if entry is None or not 0 < lineno <= len(entry[1]):
             return ""
-        return entry[1][lineno - 1].strip()
+        return entry[1][lineno - 1]
+
+    def is_script(self, filename: str) -> bool:
+        """Whether a cell came from a file (Python marks positions only in files)."""
+        return not self.display(filename).startswith("<")
 
     def display(self, filename: str) -> str:
         """The learner's name for an internal file name."""
@@ -51,20 +59,40 @@ class SourceMap:
         return entry[0] if entry else filename
 
 
+def _position(tb: TracebackType) -> tuple[int | None, int | None, int | None, int | None]:
+    """(line, end line, column, end column) of the instruction `tb` stopped at."""
+    if tb.tb_lasti < 0:
+        return tb.tb_lineno, None, None, None
+    positions = list(tb.tb_frame.f_code.co_positions())
+    index = tb.tb_lasti // 2
+    if index >= len(positions):
+        return tb.tb_lineno, None, None, None
+    return positions[index]
+
+
 def _learner_frames(tb: TracebackType | None, sources: SourceMap) -> list[traceback.FrameSummary]:
     out = []
-    for frame, lineno in traceback.walk_tb(tb):
-        filename = frame.f_code.co_filename
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
         if filename in sources:
+            lineno = tb.tb_lineno
+            _, end_lineno, colno, end_colno = _position(tb)
+            if not sources.is_script(filename):
+                colno = end_colno = None  # Python has no source to mark for <stdin>
             out.append(
                 traceback.FrameSummary(
                     sources.display(filename),
                     lineno,
-                    frame.f_code.co_name,
+                    tb.tb_frame.f_code.co_name,
                     lookup_line=False,
-                    line=sources.line(filename, lineno),
+                    # as linecache gives it (with its newline): the caret offsets count it
+                    line=sources.raw_line(filename, lineno) + "\n",
+                    end_lineno=end_lineno,
+                    colno=colno,
+                    end_colno=end_colno,
                 )
             )
+        tb = tb.tb_next
     return out
 
 

@@ -31,6 +31,15 @@ def _const(value: Any, like: ast.AST) -> ast.Constant:
     return ast.copy_location(ast.Constant(value=value), like)
 
 
+def _at_attribute(new: ast.expr, attr: ast.Attribute) -> ast.expr:
+    """`new` located as CPython locates an attribute read or method call spanning lines:
+    from the attribute's name, on its line (so a traceback names `.reshape(3)`'s line)."""
+    if new.lineno != attr.end_lineno and len(attr.attr) <= attr.end_col_offset:
+        new.lineno = attr.end_lineno
+        new.col_offset = attr.end_col_offset - len(attr.attr)
+    return new
+
+
 def _is_super_call(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
@@ -57,7 +66,7 @@ class _Guarder(FastTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         value = self.visit(node.value)
         if isinstance(node.ctx, ast.Load):
-            return _call("_gs_ga", [value, _const(node.attr, node)], node)
+            return _at_attribute(_call("_gs_ga", [value, _const(node.attr, node)], node), node)
         target = _call("_gs_W", [value], node)
         return ast.copy_location(ast.Attribute(value=target, attr=node.attr, ctx=node.ctx), node)
 
@@ -77,7 +86,9 @@ class _Guarder(FastTransformer):
             new_func: ast.expr = func
         elif isinstance(func, ast.Attribute):
             obj = self.visit(func.value)
-            new_func = _call("_gs_m", [obj, _const(func.attr, func)], func)
+            new_func = _at_attribute(_call("_gs_m", [obj, _const(func.attr, func)], func), func)
+            call = ast.copy_location(ast.Call(func=new_func, args=args, keywords=keywords), node)
+            return _at_attribute(call, func)
         else:
             new_func = _call("_gs_c", [self.visit(func)], func)
         return ast.copy_location(ast.Call(func=new_func, args=args, keywords=keywords), node)
