@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from gradshell.core import grad_mode
 from gradshell.core.tensor import RemovableHandle, Tensor
+from gradshell.torch.nn.modules.backward_hooks import BackwardHook
 from gradshell.torch.nn.parameter import Parameter
 
 _Incompatible = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -76,6 +77,8 @@ class Module:
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "_forward_hooks", {})
         object.__setattr__(self, "_forward_pre_hooks", {})
+        object.__setattr__(self, "_backward_hooks", {})
+        object.__setattr__(self, "_backward_pre_hooks", {})
 
     # -- running -------------------------------------------------------------------------------
     def forward(self, *args, **kwargs) -> object:
@@ -85,19 +88,28 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        pre = self.__dict__.get("_forward_pre_hooks")
+        d = self.__dict__
+        pre = d.get("_forward_pre_hooks")
         if pre:
             for hook in list(pre.values()):
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
+        backward_hook = None
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            backward_hook = BackwardHook(
+                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
+            )
+            args = backward_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
-        post = self.__dict__.get("_forward_hooks")
+        post = d.get("_forward_hooks")
         if post:
             for hook in list(post.values()):
                 r = hook(self, args, result)
                 if r is not None:
                     result = r
+        if backward_hook is not None:
+            result = backward_hook.setup_output_hook(result)
         return result
 
     def register_forward_hook(self, hook) -> RemovableHandle:
@@ -110,6 +122,33 @@ class Module:
         """Call `hook(module, args)` before every forward; it may replace the arguments."""
         handle = RemovableHandle(self._forward_pre_hooks)
         self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook) -> RemovableHandle:
+        """Call `hook(module, grad_input, grad_output)` once the gradients with respect to
+        the module's inputs are computed; it may return a replacement grad_input."""
+        return self._add_backward_hook("_backward_hooks", hook)
+
+    def register_full_backward_pre_hook(self, hook) -> RemovableHandle:
+        """Call `hook(module, grad_output)` when the gradient of the module's output
+        arrives; it may return a replacement grad_output."""
+        return self._add_backward_hook("_backward_pre_hooks", hook)
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """PyTorch's deprecated non-full hook: its grad_input is the last graph node's, a
+        quirk gradshell does not reproduce, so it says so rather than differ."""
+        raise NotImplementedError(
+            "gradshell does not support torch.nn.Module.register_backward_hook yet "
+            "(PyTorch deprecates it): use register_full_backward_hook"
+        )
+
+    def _add_backward_hook(self, kind: str, hook) -> RemovableHandle:
+        hooks = self.__dict__.get(kind)
+        if hooks is None:
+            hooks = {}
+            object.__setattr__(self, kind, hooks)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
         return handle
 
     # -- registration --------------------------------------------------------------------------
