@@ -12,6 +12,7 @@ import numpy as np
 
 from gradshell.core import dtypes
 from gradshell.core.size import Size
+from gradshell.core.warn_once import warn_once
 from gradshell.ops.base import (
     Node,
     Tensor,
@@ -316,9 +317,26 @@ def permute(self, *dims):
     return make_view(self, self._data.transpose(dims), node)
 
 
+_T_NOT_2D = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+    "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+    "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+    "reverse the dimensions of a tensor. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)"
+)
+
+
+_T_0D = (
+    "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)"
+)
+
+
 def _permute_T(self):
     nd = self._data.ndim
-    return permute(self, tuple(range(nd - 1, -1, -1))) if nd else self
+    if nd != 2:
+        warn_once(_T_NOT_2D if nd else _T_0D, stacklevel=2)
+    return permute(self, tuple(range(nd - 1, -1, -1)))
 
 
 install("T", property(_permute_T, doc="All dimensions reversed (a view)."))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -230,7 +231,8 @@ def _run(args: argparse.Namespace, session: Any, *, interactive: bool, program: 
         if args.command is not None:
             source, filename = args.command, "<string>"
         else:
-            filename = args.file
+            # Python names a script by its absolute path (tracebacks, warnings, errors)
+            filename = os.path.abspath(args.file)
             try:
                 with open(filename, encoding="utf-8") as f:
                     source = f.read()

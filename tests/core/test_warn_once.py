@@ -63,3 +63,37 @@ def test_the_legacy_style_does_not_warn():
         "import torch\nx = torch.ones(1, requires_grad=True)\nprint(float(x))\n", "a.py"
     ).output
     assert out == "1.0\n"
+
+
+TRANSPOSE_PROGRAM = """\
+import torch
+x = torch.ones(2, 3, 4, requires_grad=True)
+print(x.T.shape, x.T.grad_fn.name())
+print(torch.ones(3).T)
+print(torch.tensor(2.0, requires_grad=True).T)
+print(torch.ones(2, 3).T.shape)
+"""
+
+
+def test_transposing_other_than_a_matrix_warns_once_as_pytorch_does(tmp_path):
+    def run(_torch):
+        (tmp_path / "transpose.py").write_text(TRANSPOSE_PROGRAM, encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-W", "default", "transpose.py"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+            cwd=tmp_path,
+        )
+        return [done.stdout, done.stderr.replace(f"{tmp_path}/", "")]
+
+    stdout, stderr = oracle.computed("x.T warnings program", run, oracle.torch())
+    ours = Session(viz=False).run_script(TRANSPOSE_PROGRAM, "transpose.py").output
+    assert "x.mT" in stderr and "0-D tensors" in stderr
+    lines = ours.splitlines(keepends=True)
+    assert "".join(line for line in lines if "Warning" in line or line.startswith("  ")) == stderr
+    assert (
+        "".join(line for line in lines if not ("Warning" in line or line.startswith("  ")))
+        == stdout
+    )

@@ -217,3 +217,23 @@ def test_arrays_from_tensors_answer_without_importing_numpy():
     # a fresh process: NumPy's allow-lists come with torch, not only with `import numpy`
     r = gs("-c", "import torch\na = torch.arange(3).numpy()\nprint(a.dtype, a.shape, a.round(2))")
     assert r.stdout == "int64 (3,) [0 1 2]\n", r.stdout + r.stderr
+
+
+def test_a_script_is_named_by_its_absolute_path_as_python_names_it(tmp_path):
+    (tmp_path / "rel.py").write_text("x = 1\ny = x / 0\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "gradshell", "rel.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert f'File "{tmp_path / "rel.py"}", line 2, in <module>\n' in r.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "gradshell", "nope.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert f"can't open file '{tmp_path / 'nope.py'}'" in missing.stderr
