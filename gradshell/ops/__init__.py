@@ -32,6 +32,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     scalar,
     selection,
     shape,
+    sorting,
     unary,
 )
 
