@@ -385,7 +385,9 @@ def unique(
     if dim is not None:
         d = wrap_dim(dim, self._data.ndim)
         out, inverse, counts = _dim_groups(self, d, consecutive=False)
-        return _results(self, out, inverse, counts, return_inverse, return_counts, UniqueDimBackward0)
+        return _results(
+            self, out, inverse, counts, return_inverse, return_counts, UniqueDimBackward0
+        )
     host = to_numpy(self._data)
     flat = host.reshape(-1)
     # PyTorch's CPU unique sorts whatever `sorted` says; each NaN stays a value of its own
@@ -411,4 +413,3 @@ def unique_consecutive(
     return _results(
         self, out, inverse, counts, return_inverse, return_counts, UniqueConsecutiveBackward0
     )
-
