@@ -109,7 +109,7 @@ def _along(self: Tensor, d: int, fn) -> tuple:
         host = host.reshape(1)
     moved = np.moveaxis(host, d, -1)
     lead = moved.shape[:-1]
-    rows = moved.reshape(-1, moved.shape[-1])
+    rows = moved.reshape(int(np.prod(lead)), moved.shape[-1])
     idx = np.asarray(fn(rows), dtype=np.int64)
     vals = np.take_along_axis(rows, idx, axis=1)
     out_shape = lead + (idx.shape[1],)
@@ -117,9 +117,8 @@ def _along(self: Tensor, d: int, fn) -> tuple:
     idx = np.moveaxis(idx.reshape(out_shape), -1, d)
     if data.ndim == 0:
         vals, idx = vals.reshape(()), idx.reshape(())
-    vals = np.ascontiguousarray(vals)
-    idx = np.ascontiguousarray(idx)
-    return xp.asarray(vals), xp.asarray(idx)
+    # (np.ascontiguousarray would turn a 0-d result into 1-d)
+    return xp.asarray(np.array(vals, order="C")), xp.asarray(np.array(idx, order="C"))
 
 
 # -- backward: each output element's gradient goes back to where it came from -----------------
@@ -266,6 +265,7 @@ class _NoDerivative(Node):
     """A node PyTorch records without a derivative: backward through it fails."""
 
     op_name = ""
+    no_explanation = "PyTorch implements no derivative for it"
 
     def backward(self, g):
         raise NotImplementedError(f"the derivative for '{self.op_name}' is not implemented.")
@@ -315,7 +315,7 @@ class _Row:
 
 def _results(self, out, inverse, counts, return_inverse, return_counts, node_cls):
     xp = array_module(self._data)
-    output = wrap(xp.asarray(np.ascontiguousarray(out)), self._dtype)
+    output = wrap(xp.asarray(np.array(out, order="C")), self._dtype)
     if needs_grad(self):
         record(node_cls(), (self,), output)
     extra = []
@@ -349,7 +349,7 @@ def _dim_groups(self: Tensor, d: int, consecutive: bool):
                 "applied"
             )
     moved = np.moveaxis(host, d, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     n = rows.shape[0]
     if consecutive:
         order = list(range(n))
