@@ -15,7 +15,7 @@ from gradshell.core import dtypes
 from gradshell.core.device import to_numpy
 from gradshell.ops.base import INT, Tensor, array_module, tensor_method, wrap, wrap_dim
 from gradshell.ops.indexing import index_select
-from gradshell.ops.shape import clone, expand, flatten, reshape, unsqueeze
+from gradshell.ops.shape import clone, expand, flatten, reshape, unsqueeze, view
 
 
 def _indices(repeats: Tensor, output_size: int | None) -> Tensor:
@@ -45,9 +45,10 @@ def _by_int(x: Tensor, repeats: int, d: int, output_size: int | None) -> Tensor:
             f"repeat_interleave: Invalid output_size, expected {shape[d] * repeats} but got "
             f"{output_size}"
         )
-    wide = shape[: d + 1] + (repeats,) + shape[d + 1 :]
-    copied = clone(expand(unsqueeze(x, d + 1), wide))
-    return flatten(copied, d, d + 1)
+    wide = unsqueeze(x, d + 1)  # a 0-d input with a dim fails here, as in PyTorch
+    copied = clone(expand(wide, shape[: d + 1] + (repeats,) + shape[d + 1 :]))
+    # the copy is contiguous, so merging the two dimensions is a view
+    return view(copied, shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
 
 
 @tensor_method("repeat_interleave", torch=("repeat_interleave",))
@@ -63,10 +64,10 @@ def repeat_interleave(self, repeats=None, dim: int | None = None, *, output_size
         d = 0
     else:
         d = wrap_dim(dim, x._data.ndim)
-        if x._data.ndim == 0:
-            x = reshape(x, (1,))
     if not isinstance(repeats, Tensor):
         return _by_int(x, int(repeats), d, output_size)
+    if x._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if repeats._data.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     size = x._data.shape[d]
