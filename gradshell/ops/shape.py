@@ -624,7 +624,11 @@ class CloneBackward0(Node):
 def clone(self, *, memory_format=None):
     """A copy with its own storage (recorded, so gradients flow back)."""
     xp = array_module(self._data)
-    out = wrap(xp.array(self._data, copy=True), self._dtype)
+    data = self._data
+    # PyTorch keeps the layout of a dense tensor but lays out an expanded one (a stride
+    # of 0) row-major; NumPy's copy would put the broadcast dimension innermost
+    expanded = any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape, strict=True))
+    out = wrap(xp.array(data, copy=True, order="C" if expanded else "K"), self._dtype)
     if needs_grad(self):
         record(CloneBackward0(), (self,), out)
     return out

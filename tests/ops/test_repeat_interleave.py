@@ -120,3 +120,10 @@ def test_second_order_nodes():
         return t.autograd.grad((y * y).sum(), a, create_graph=True)[0]
 
     check(run, M, Arg(np.array([1, 2, 0]), False))
+
+
+def test_copy_of_an_expanded_tensor_is_row_major():
+    # repeat_interleave clones an expanded tensor: PyTorch lays the copy out row-major
+    check(lambda t, a: a.unsqueeze(1).expand(2, 2, 3).clone().stride(), M, backward=False)
+    check(lambda t, a: a[:, :1].expand(2, 3).clone().stride(), M, backward=False)
+    check(lambda t, a: a.t().clone().stride(), M, backward=False)
