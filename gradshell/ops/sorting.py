@@ -4,7 +4,9 @@ Values come out as PyTorch's; so do the indices of equal elements, which PyTorch
 kernels leave in the order their algorithms happen to (GCC's `std::sort` for sort
 without `stable=True`, `std::partial_sort` / `std::nth_element` for topk, a quickselect
 for kthvalue). A slice with no equal elements has one right answer, computed with
-NumPy; a slice with ties is replayed step for step by `gradshell.ops.cpu_order`.
+NumPy; a slice with ties is replayed step for step by `gradshell.ops.cpu_order` (except
+where PyTorch's kernel is a stable one: a 1-D integer tensor of 32768 or more elements
+sorted ascending goes through a radix sort).
 NaN counts as larger than every number and equal to every NaN, as in PyTorch.
 """
 
@@ -17,6 +19,7 @@ from gradshell.core.device import to_numpy
 from gradshell.ops import cpu_order, return_types
 from gradshell.ops.base import (
     BOOL,
+    INT,
     Node,
     Tensor,
     array_module,
@@ -191,37 +194,57 @@ def _record(node: _ValueSelecting, self: Tensor, d: int, values: Tensor, indices
         record(node, (self,), values)
 
 
+def _no_out(name: str, out) -> None:
+    if out is not None:
+        raise NotImplementedError(f"gradshell does not support torch.{name}(out=...) yet")
+
+
 # -- sort, argsort, msort --------------------------------------------------------------------------
+# PyTorch sorts a long 1-D integer tensor ascending with a radix sort, which is stable
+_RADIX_MIN_NUMEL = 32768
+
+
 def _sorted(self: Tensor, dim: int, descending: bool, stable: bool) -> tuple:
     d = wrap_dim(dim, self._data.ndim)
+    if (
+        self._data.ndim == 1
+        and not descending
+        and self._dtype.category == INT
+        and self._data.size >= _RADIX_MIN_NUMEL
+    ):
+        stable = True
     vals, idx = _along(self, d, lambda rows: _sort_rows(rows, descending, stable))
     return d, wrap(vals, self._dtype), wrap(idx, dtypes.int64)
 
 
 @tensor_method("sort", torch=("sort",))
-def sort(self, dim: int = -1, descending: bool = False, *, stable=_UNSET):
+def sort(self, dim: int = -1, descending: bool = False, *, stable=_UNSET, out=None):
     """(values, indices) sorted along `dim`; equal elements keep their order with stable=True."""
+    _no_out("sort", out)
     d, values, indices = _sorted(self, dim, descending, bool(stable) and stable is not _UNSET)
     _record(SortBackward0() if stable is _UNSET else SortBackward1(), self, d, values, indices)
     return return_types.sort((values, indices))
 
 
 @tensor_method("argsort", torch=("argsort",))
-def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False, out=None):
     """The indices that sort the tensor along `dim` (no gradient)."""
+    _no_out("argsort", out)
     return _sorted(self, dim, descending, bool(stable))[2]
 
 
 @tensor_method("msort", torch=("msort",))
-def msort(self) -> Tensor:
+def msort(self, *, out=None) -> Tensor:
     """The tensor sorted along its first dimension."""
+    _no_out("msort", out)
     return sort(self, 0).values
 
 
 # -- topk, kthvalue -------------------------------------------------------------------------------
 @tensor_method("topk", torch=("topk",))
-def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along `dim`."""
+    _no_out("topk", out)
     nd = self._data.ndim
     d = wrap_dim(dim, nd)
     size = self._data.shape[d] if nd else 1
@@ -238,8 +261,9 @@ def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True)
 
 
 @tensor_method("kthvalue", torch=("kthvalue",))
-def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
+def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """(values, indices) of the k-th smallest element along `dim`."""
+    _no_out("kthvalue", out)
     nd = self._data.ndim
     d = wrap_dim(dim, nd)
     if self._dtype.category == BOOL:

@@ -73,6 +73,28 @@ def test_topk_partial_sort_on_a_long_row():
     check(lambda t, v: t.sort(v), x, backward=False)
 
 
+@pytest.mark.parametrize("n", [32767, 32768])
+def test_long_integer_rows(n):
+    # from 32768 elements PyTorch sorts a 1-D integer tensor ascending with a (stable)
+    # radix sort, else with std::sort; the indices are compared through a checksum
+    a = Arg(np.random.default_rng(n).integers(0, 10, n), False)
+
+    def checksum(t, v, descending):
+        idx = t.sort(v, descending=descending).indices
+        return (idx * t.arange(n)).sum()
+
+    check(lambda t, v: checksum(t, v, False), a, backward=False)
+    check(lambda t, v: checksum(t, v, True), a, backward=False)
+
+
+def test_out_is_refused():
+    x = gtorch.ones(3)
+    with pytest.raises(NotImplementedError, match=r"torch\.sort\(out=\.\.\.\)"):
+        gtorch.sort(x, out=(gtorch.ones(3), gtorch.ones(3)))
+    with pytest.raises(NotImplementedError, match="topk"):
+        gtorch.topk(x, 1, out=(gtorch.ones(1), gtorch.ones(1)))
+
+
 def test_bool_and_zero_dim_and_empty():
     b = Arg(np.array([True, False, True, False, True] * 4), False)
     check(lambda t, v: t.sort(v), b, backward=False)
