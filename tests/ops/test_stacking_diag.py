@@ -74,6 +74,7 @@ def test_diag_embed_and_trace():
     check(lambda t, a: a.diag_embed(2, -1, 1), T)
     check(lambda t, a: t.diag_embed(a, 1), Arg(np.arange(3), False))
     check(lambda t, a: t.trace(a), M)
+    check(lambda t, a: t.trace(a), R.standard_normal((5, 2)))
     check(lambda t, a: a.trace(), R.standard_normal((4, 4)).astype(np.float32))
     check(lambda t, a: t.trace(a), np.ones((2, 3), np.float16))
     check(lambda t, a: t.trace(a), Arg(np.arange(12, dtype=np.int8).reshape(3, 4), False))
