@@ -19,6 +19,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     conv,
     conversion,
     creation,
+    diagonals,
     embedding,
     indexing,
     inplace,
@@ -29,9 +30,11 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     pooling,
     reduction,
     registry,
+    repeat_interleave,
     scalar,
     selection,
     shape,
+    sorting,
     unary,
 )
 

@@ -52,5 +52,8 @@ def _make(name: str, fields: tuple) -> type:
 
 max = _make("max", ("values", "indices"))  # noqa: A001 - PyTorch's name
 min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's name
+sort = _make("sort", ("values", "indices"))
+topk = _make("topk", ("values", "indices"))
+kthvalue = _make("kthvalue", ("values", "indices"))
 
-__all__ = ["max", "min"]
+__all__ = ["kthvalue", "max", "min", "sort", "topk"]

@@ -1,7 +1,8 @@
 """Shape ops: views that share storage (view, reshape, t, transpose, permute, expand,
 squeeze, unsqueeze, select, slice, narrow, flatten) and their copying cousins
-(contiguous, clone, sum_to_size), view(dtype), cat, stack, split, chunk, unbind, flip,
-roll, tril/triu, repeat and diagonal."""
+(contiguous, clone, sum_to_size), view(dtype), cat, stack, atleast_1d/2d/3d and the
+stacks built on cat (hstack, vstack/row_stack, dstack, column_stack), split, chunk,
+unbind, flip, roll, tril/triu, repeat and diagonal."""
 
 from __future__ import annotations
 
@@ -641,7 +642,11 @@ class CloneBackward0(Node):
 def clone(self, *, memory_format=None):
     """A copy with its own storage (recorded, so gradients flow back)."""
     xp = array_module(self._data)
-    out = wrap(xp.array(self._data, copy=True), self._dtype)
+    data = self._data
+    # PyTorch keeps the layout of a dense tensor but lays out an expanded one (a stride
+    # of 0) row-major; NumPy's copy would put the broadcast dimension innermost
+    expanded = any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape, strict=True))
+    out = wrap(xp.array(data, copy=True, order="C" if expanded else "K"), self._dtype)
     if needs_grad(self):
         record(CloneBackward0(), (self,), out)
     return out
@@ -850,6 +855,93 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if out is not None:
         return write_out(out, res)
     return res
+
+
+# -- atleast_nd and the stacking shortcuts built on cat --------------------------------------
+def _atleast(name: str, nd: int, tensors: tuple):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(_atleast(name, nd, (t,)) for t in tensors[0])
+    if len(tensors) != 1:
+        return tuple(_atleast(name, nd, (t,)) for t in tensors)
+    t = tensors[0]
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(t).__name__}")
+    dim = t._data.ndim
+    if dim >= nd:
+        return t
+    if dim == 0:
+        return reshape(t, (1,) * nd)
+    # PyTorch unsqueezes: a row for atleast_2d; front and back for atleast_3d
+    if nd == 2 or dim == 1:
+        t = unsqueeze(t, 0)
+    return unsqueeze(t, -1) if nd == 3 else t
+
+
+@tensor_method(torch=("atleast_1d",))
+def atleast_1d(*tensors):
+    """The tensor (or each of several) with at least one dimension."""
+    return _atleast("atleast_1d", 1, tensors)
+
+
+@tensor_method(torch=("atleast_2d",))
+def atleast_2d(*tensors):
+    """The tensor (or each of several) with at least two dimensions (a 1-D one as a row)."""
+    return _atleast("atleast_2d", 2, tensors)
+
+
+@tensor_method(torch=("atleast_3d",))
+def atleast_3d(*tensors):
+    """The tensor (or each of several) with at least three dimensions."""
+    return _atleast("atleast_3d", 3, tensors)
+
+
+def _stack_list(name: str, tensors) -> list:
+    ts = _tensor_list(name, tensors)
+    if not ts:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return ts
+
+
+@tensor_method(torch=("hstack",))
+def hstack(tensors, *, out=None) -> Tensor:
+    """Join along the second dimension (the first for 1-D tensors)."""
+    ts = [_atleast("atleast_1d", 1, (t,)) for t in _stack_list("hstack", tensors)]
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
+
+
+def _rows(name: str, tensors, out) -> Tensor:
+    # PyTorch checks the argument under the name called, the emptiness as vstack
+    ts = [
+        _atleast("atleast_2d", 2, (t,)) for t in _stack_list("vstack", _tensor_list(name, tensors))
+    ]
+    return cat(ts, 0, out=out)
+
+
+@tensor_method(torch=("vstack",))
+def vstack(tensors, *, out=None) -> Tensor:
+    """Join as rows: 1-D tensors become rows, then cat along the first dimension."""
+    return _rows("vstack", tensors, out)
+
+
+@tensor_method(torch=("row_stack",))
+def row_stack(tensors, *, out=None) -> Tensor:
+    """vstack's other name."""
+    return _rows("row_stack", tensors, out)
+
+
+@tensor_method(torch=("dstack",))
+def dstack(tensors, *, out=None) -> Tensor:
+    """Join along the third dimension (depth), after atleast_3d."""
+    ts = [_atleast("atleast_3d", 3, (t,)) for t in _stack_list("dstack", tensors)]
+    return cat(ts, 2, out=out)
+
+
+@tensor_method(torch=("column_stack",))
+def column_stack(tensors, *, out=None) -> Tensor:
+    """Join as columns: 0-D and 1-D tensors become columns, then hstack."""
+    ts = _stack_list("column_stack", tensors)
+    cols = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in ts]
+    return cat(cols, 1, out=out)
 
 
 def _multi_view(base: Tensor, parts: list, node: Node | None) -> tuple:

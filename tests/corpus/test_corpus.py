@@ -36,12 +36,8 @@ XFAIL = {
     "d2l_weight_decay": _FLOAT_DIGITS
     + "torch.norm of a 200-element float32 weight sums in another order "
     "(last digits of .item())",
-    "char_rnn_names": "BUGS.md: Tensor.topk is not supported",
-    "d2l_attention_scratch": "BUGS.md: torch.repeat_interleave is not supported",
     "makemore_backprop_ninja": "BUGS.md: `dC[ix] += v` (v requires grad) on a view is "
     "refused (NotImplementedError)",
-    "tensor_ops_tour": "BUGS.md: Tensor.sort, torch.topk, torch.unique, torch.hstack, "
-    "torch.diag are not supported",
     "lstm_tagger": "BUGS.md: nn.LSTM is not supported",
     "d2l_batchnorm_scratch": _FLOAT_DIGITS
     + "BatchNorm2d weight.grad is a sum of normalised values that is 0 up to rounding: "
