@@ -39,6 +39,8 @@ def number(v: Any) -> str:
     if v == 0:
         return "0"
     text = f"{v:.4g}"
+    if float(text) != v and len(repr(v)) <= 7:
+        text = repr(v)  # a short constant as written (1.0001), not rounded to look like 1
     if "e" in text:
         mantissa, exp = text.split("e")
         return f"{mantissa}e{int(exp)}"

@@ -36,6 +36,8 @@ _CONSTANT = re.compile(r"(?<![\w.])c(?![\w(])")
 
 #: Paths from the output to one leaf beyond which no chain summary is written.
 MAX_PATHS = 6
+#: a chain-rule product longer than this is not written out (nor could it be read)
+MAX_CHAIN_FACTORS = 40
 
 
 class ExplainError(Exception):
@@ -438,6 +440,8 @@ def _chain_for(ex: Explanation, steps: dict, root: Tensor, acc: AccStep) -> Chai
     paths: list[list[_Factor]] = []
 
     def walk(node: Any, factors: list[_Factor]) -> bool:
+        if len(factors) > MAX_CHAIN_FACTORS:
+            return False
         if node is sink:
             paths.append(factors)
             return len(paths) <= MAX_PATHS
