@@ -34,6 +34,8 @@ ALLOWED_IMPORT_ROOTS = (
     "warnings",
     "string",
     "unicodedata",
+    "argparse",
+    "json",
 )
 
 #: Dunder methods a learner class may define (all called only by the learner's own code,
@@ -88,7 +90,6 @@ _REFUSED_NAMES = {
     "compile": "'compile' is not available here",
     "globals": "'globals' is not available here",
     "locals": "'locals' is not available here",
-    "vars": "'vars' is not available here (dir(x) lists what you can use)",
     "breakpoint": "'breakpoint' is not available here",
     "memoryview": "'memoryview' is not available here",
     "bytearray": "'bytearray' is not available here",

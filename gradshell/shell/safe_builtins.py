@@ -138,6 +138,27 @@ def make_dir(namespace: dict[str, Any]) -> Any:
     return policy.expose(dir)
 
 
+def safe_vars(*args: Any) -> dict[str, Any]:
+    """vars(object) -> the object's attribute dict, for the learner's own objects and
+    plain records (argparse's Namespace); the session's variables are `dir()`'s."""
+    if len(args) != 1:
+        if not args:
+            raise Refused(
+                "'vars()' without an argument is not available here (dir() lists your variables)"
+            )
+        raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
+    obj = args[0]
+    tp = type(obj)
+    if not (policy.is_learner_class(tp) or tp in policy.OPEN_TYPES):
+        raise Refused(
+            f"'vars' of {guards.type_name(tp)} objects is not available here (dir(x) lists what you can use)"
+        )
+    try:
+        return obj.__dict__
+    except AttributeError:
+        raise TypeError("vars() argument must have __dict__ attribute") from None
+
+
 def _replaced_names(obj: Any) -> list[str]:
     tp = obj if isinstance(obj, type) else type(obj)
     return [name for (cls, name) in guards.REPLACEMENTS if cls is tp]
@@ -150,6 +171,7 @@ def base_builtins() -> dict[str, Any]:
         table[name] = getattr(builtins, name)
     table["format"] = safe_format
     table["pow"] = policy.expose(safe_pow)
+    table["vars"] = policy.expose(safe_vars)
     table["hasattr"] = policy.expose(safe_hasattr)
     table["getattr"] = policy.expose(safe_getattr)
     table["setattr"] = policy.expose(safe_setattr)

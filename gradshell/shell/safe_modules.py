@@ -96,6 +96,8 @@ STDLIB_MODULES = (
     "warnings",
     "string",
     "unicodedata",
+    "argparse",
+    "json",
 )
 
 

@@ -10,6 +10,7 @@ partials, cached functions, dataclass fields, typing aliases) get their allow-li
 
 from __future__ import annotations
 
+import argparse
 import collections
 import collections.abc
 import copy
@@ -17,6 +18,7 @@ import dataclasses
 import errno
 import functools
 import itertools
+import json
 import os
 import string
 import sys
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gradshell.shell import guards, policy
-from gradshell.shell.errors import SessionExit
+from gradshell.shell.errors import Refused, SessionExit
 
 #: What each module's refusal adds after "'os.system' is not available here".
 NOTES = {
@@ -191,6 +193,11 @@ def _exit(status: Any = None, /) -> None:
     raise SessionExit(1)
 
 
+#: `sys.argv` as learner code sees it: the script's name when a file runs (the session
+#: sets it), never the shell's own command line
+LEARNER_ARGV: list[str] = [""]
+
+
 def _sys() -> dict[str, Any]:
     exports = _pick(
         sys,
@@ -198,7 +205,7 @@ def _sys() -> dict[str, Any]:
         implementation getrecursionlimit getdefaultencoding""",
     )
     exports.update(
-        argv=[""],
+        argv=LEARNER_ARGV,
         path=list(sys.path),
         stdout=_Stream("stdout"),
         stderr=_Stream("stderr"),
@@ -419,6 +426,69 @@ def _unicodedata() -> dict[str, Any]:
     )
 
 
+# --- argparse and json ----------------------------------------------------------------
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser as learner code gets it: it parses the learner's `sys.argv` (the
+    script's, not the shell's), names the program after the script as Python does, ends
+    the program as `sys.exit` does, and reads no argument files."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("fromfile_prefix_chars") is not None:
+            raise Refused(
+                "argparse's fromfile_prefix_chars (reading arguments from files) is not "
+                "available here"
+            )
+        if not args and kwargs.get("prog") is None:
+            kwargs["prog"] = os.path.basename(LEARNER_ARGV[0])
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """Parse `args` (the learner's command-line arguments when None)."""
+        return super().parse_known_args(LEARNER_ARGV[1:] if args is None else args, namespace)
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:
+        """End the learner's program (after `message` on stderr), as sys.exit does."""
+        if message:
+            sys.stderr.write(message)
+        raise SessionExit(status)
+
+
+ArgumentParser.__module__ = "argparse"
+_PARSER_METHODS = """add_argument add_argument_group add_mutually_exclusive_group
+    set_defaults get_default parse_args parse_known_args parse_intermixed_args
+    parse_known_intermixed_args print_help print_usage format_help format_usage error exit
+    add_subparsers""".split()
+
+
+def _argparse() -> dict[str, Any]:
+    allowed = frozenset([*_PARSER_METHODS, "add_parser", "prog", "description", "epilog"])
+    for cls in (
+        argparse._ActionsContainer,
+        argparse.ArgumentParser,
+        ArgumentParser,
+        argparse._ArgumentGroup,
+        argparse._MutuallyExclusiveGroup,
+        argparse._SubParsersAction,
+    ):
+        policy.EXTRA_ATTRS[cls] = allowed
+        _allow_methods(cls, allowed)
+    policy.OPEN_TYPES.add(argparse.Namespace)
+    exports = _pick(
+        argparse,
+        """Namespace Action BooleanOptionalAction HelpFormatter RawDescriptionHelpFormatter
+        RawTextHelpFormatter ArgumentDefaultsHelpFormatter MetavarTypeHelpFormatter
+        ArgumentError ArgumentTypeError SUPPRESS OPTIONAL ZERO_OR_MORE ONE_OR_MORE REMAINDER""",
+    )
+    exports["ArgumentParser"] = ArgumentParser
+    return exports
+
+
+def _json() -> dict[str, Any]:
+    return _pick(json, "dumps loads dump load JSONDecodeError JSONEncoder JSONDecoder")
+
+
 def _expose(exports: dict[str, Any]) -> dict[str, Any]:
     for value in exports.values():
         if callable(value):
@@ -440,4 +510,6 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "warnings": _warnings,
     "string": _string,
     "unicodedata": _unicodedata,
+    "argparse": _argparse,
+    "json": _json,
 }

@@ -19,7 +19,7 @@ from types import CodeType
 from typing import Any, TextIO
 
 from gradshell.core.era import STYLES
-from gradshell.shell import checker, display, limits, transform
+from gradshell.shell import checker, display, limits, safe_stdlib, transform
 from gradshell.shell.display import PROMPTS
 from gradshell.shell.errors import Refused, SessionExit, StatementTimeout
 from gradshell.shell.files import FileService, LocalFiles, PathPolicy
@@ -371,6 +371,8 @@ class Session(Prompts):
         self.execution_count += 1
         if self.viz:
             self.ensure_plugins()
+        # the program's sys.argv, as Python sets it: the script, or '-c' for `-c CODE`
+        safe_stdlib.LEARNER_ARGV[:] = ["-c" if filename == "<string>" else filename]
         return self._execute(source, rule="none", filename=filename)
 
     def _execute(self, source: str, *, rule: str, filename: str) -> CellResult:
