@@ -247,7 +247,7 @@ REFUSED = [
     ("eval('1')", "'eval' is not available here (line 1)"),
     ("exec('1')", "'exec' is not available here"),
     ("compile('1', 'f', 'eval')", "'compile' is not available here"),
-    ("vars()", "'vars' is not available here"),
+    ("vars()", "'vars()' without an argument is not available here"),
     ("globals()", "'globals' is not available here"),
     (
         "class A:\n    def __eq__(self, o):\n        return True",
