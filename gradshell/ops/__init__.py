@@ -12,6 +12,7 @@ import numpy as _np
 from gradshell.core import gradients as _gradients
 from gradshell.core import tensor as _tensor
 from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
+    adaptive_max_pool,
     arithmetic,
     batchnorm,
     clamping,
@@ -27,6 +28,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     linalg,
     nn,
     pooling,
+    pooling1d,
     reduction,
     registry,
     scalar,

@@ -170,6 +170,7 @@ CASES = {
     "CopyBackwards": lambda: _nonleaf(A(2, 3)).copy_(_t(A(3))),
     # conv2d(padding="same") pads an even kernel's extra row and column at the end
     "ConstantPadNdBackward0": lambda: conv._pad_end(_t(A(1, 1, 2, 3)), 1, 2, 2),
+    "AdaptiveMaxPool2DBackward0": lambda: F.adaptive_max_pool2d(_t(A(2, 5, 4)), (2, 3)),
 }
 
 

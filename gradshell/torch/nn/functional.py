@@ -38,6 +38,16 @@ from gradshell.ops.pooling import (
 )
 from gradshell.torch.nn._composites import normalize, softsign
 
+# isort: split
+# -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
+from gradshell.ops.adaptive_max_pool import adaptive_max_pool2d
+from gradshell.ops.pooling1d import (
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    avg_pool1d,
+    max_pool1d,
+)
+
 __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool2d",
@@ -74,4 +84,10 @@ __all__ = [
     "softplus",
     "softsign",
     "tanh",
+    # -- branch nnB --
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "max_pool1d",
 ]
