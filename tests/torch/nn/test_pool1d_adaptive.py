@@ -58,7 +58,11 @@ def test_adaptive_max_pool2d_matches_pytorch(fn, real_torch):
 def test_ties_and_nan_pick_as_pytorch(real_torch):
     ties = np.array([[[1.0, 3, 3, 2, 5, 5, np.nan, 1, np.nan]]], dtype=np.float32)
     check(lambda lib, x: lib.nn.functional.adaptive_max_pool1d(x, 3, True), ties, backward=False)
-    check(lambda lib, x: lib.nn.functional.max_pool1d(x, 3, 1, return_indices=True), ties, backward=False)
+    check(
+        lambda lib, x: lib.nn.functional.max_pool1d(x, 3, 1, return_indices=True),
+        ties,
+        backward=False,
+    )
     check(lambda lib, x: lib.nn.functional.adaptive_max_pool1d(x, 2, True), ties[..., :6])
 
 
