@@ -18,6 +18,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     clamping,
     comparison,
     conv,
+    conv_transpose,
     conversion,
     creation,
     embedding,

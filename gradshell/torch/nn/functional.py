@@ -41,6 +41,7 @@ from gradshell.torch.nn._composites import normalize, softsign
 # isort: split
 # -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
 from gradshell.ops.adaptive_max_pool import adaptive_max_pool2d
+from gradshell.ops.conv_transpose import conv_transpose1d, conv_transpose2d
 from gradshell.ops.pooling1d import (
     adaptive_avg_pool1d,
     adaptive_max_pool1d,
@@ -85,6 +86,8 @@ __all__ = [
     "softsign",
     "tanh",
     # -- branch nnB --
+    "conv_transpose1d",
+    "conv_transpose2d",
     "adaptive_avg_pool1d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",

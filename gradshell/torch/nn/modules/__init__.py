@@ -44,6 +44,7 @@ from gradshell.torch.nn.modules.sparse import Embedding
 
 # isort: split
 # -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
+from gradshell.torch.nn.modules.conv import ConvTranspose1d, ConvTranspose2d
 from gradshell.torch.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveMaxPool1d,
@@ -95,6 +96,8 @@ __all__ = [
     "Tanh",
     "Unflatten",
     # -- branch nnB --
+    "ConvTranspose1d",
+    "ConvTranspose2d",
     "AdaptiveAvgPool1d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
