@@ -14,6 +14,8 @@ from gradshell.core import tensor as _tensor
 from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     adaptive_max_pool,
     arithmetic,
+    attention,
+    baddbmm,
     batchnorm,
     clamping,
     comparison,

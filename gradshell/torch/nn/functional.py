@@ -41,6 +41,7 @@ from gradshell.torch.nn._composites import normalize, softsign
 # isort: split
 # -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
 from gradshell.ops.adaptive_max_pool import adaptive_max_pool2d
+from gradshell.ops.attention import scaled_dot_product_attention
 from gradshell.ops.conv_transpose import conv_transpose1d, conv_transpose2d
 from gradshell.ops.pooling1d import (
     adaptive_avg_pool1d,
@@ -48,6 +49,7 @@ from gradshell.ops.pooling1d import (
     avg_pool1d,
     max_pool1d,
 )
+from gradshell.torch.nn._mha import multi_head_attention_forward
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -93,4 +95,6 @@ __all__ = [
     "adaptive_max_pool2d",
     "avg_pool1d",
     "max_pool1d",
+    "multi_head_attention_forward",
+    "scaled_dot_product_attention",
 ]

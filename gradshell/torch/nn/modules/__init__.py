@@ -44,6 +44,7 @@ from gradshell.torch.nn.modules.sparse import Embedding
 
 # isort: split
 # -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
+from gradshell.torch.nn.modules.attention import MultiheadAttention
 from gradshell.torch.nn.modules.conv import ConvTranspose1d, ConvTranspose2d
 from gradshell.torch.nn.modules.pooling import (
     AdaptiveAvgPool1d,
@@ -103,4 +104,5 @@ __all__ = [
     "AdaptiveMaxPool2d",
     "AvgPool1d",
     "MaxPool1d",
+    "MultiheadAttention",
 ]
