@@ -38,6 +38,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     selection,
     shape,
     unary,
+    unpool,
 )
 
 # The one place the op library installs itself into the core: every declared Tensor

@@ -49,6 +49,7 @@ from gradshell.ops.pooling1d import (
     avg_pool1d,
     max_pool1d,
 )
+from gradshell.ops.unpool import max_unpool2d
 from gradshell.torch.nn._mha import multi_head_attention_forward
 
 __all__ = [
@@ -95,6 +96,7 @@ __all__ = [
     "adaptive_max_pool2d",
     "avg_pool1d",
     "max_pool1d",
+    "max_unpool2d",
     "multi_head_attention_forward",
     "scaled_dot_product_attention",
 ]

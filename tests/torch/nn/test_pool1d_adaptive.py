@@ -146,3 +146,78 @@ print(x.grad)
 
 def test_layers_print_as_pytorch(real_torch):
     assert printed(LAYERS, gtorch) == printed(LAYERS, real_torch)
+
+
+# -- max_unpool2d ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda F, x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2),
+        lambda F, x: F.max_unpool2d(
+            *F.max_pool2d(x[..., :5], 3, 2, 1, return_indices=True), 3, 2, 1
+        ),
+        lambda F, x: F.max_unpool2d(
+            *F.max_pool2d(x, 2, return_indices=True), 2, output_size=(7, 7)
+        ),
+        lambda F, x: F.max_unpool2d(
+            *F.max_pool2d(x[0], 2, return_indices=True), 2, output_size=[2, 2, 7, 6]
+        ),
+        lambda F, x: F.max_unpool2d(*F.max_pool2d(x, 3, 1, return_indices=True), 3, 1),
+    ],
+)
+def test_max_unpool2d_matches_pytorch(fn, real_torch):
+    check(lambda lib, x: fn(lib.nn.functional, x), X4)
+
+
+def test_max_unpool2d_second_derivative(real_torch):
+    def fn(lib, x):
+        y, i = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+        u = lib.nn.functional.max_unpool2d(y, i, 2)
+        (g,) = lib.autograd.grad((u * u).sum(), y, create_graph=True)
+        return g
+
+    check(fn, X4)
+
+
+def test_max_unpool2d_gradients_by_finite_differences():
+    idx = gtorch.tensor([[[[0, 3], [9, 14]], [[5, 2], [12, 11]]]])
+
+    def fn(y):
+        return F.max_unpool2d(y, idx, 2)
+
+    y = gtorch.tensor(RNG.standard_normal((1, 2, 2, 2)), requires_grad=True)
+    gradcheck(fn, y)
+    gradgradcheck(fn, y)
+
+
+UNPOOL_ERRORS = [
+    lambda F, y, i: F.max_unpool2d(y, i, 2, output_size=(9, 9)),
+    lambda F, y, i: F.max_unpool2d(y, i, 2, output_size=(5, 5, 5)),
+    lambda F, y, i: F.max_unpool2d(y, i.float(), 2),
+    lambda F, y, i: F.max_unpool2d(y[:1, :1], i[:1, :1] * 100, 2),
+    lambda F, y, i: F.max_unpool2d(y, i[:, :, :1], 2),
+    lambda F, y, i: F.max_unpool2d(y[0, 0], i[0, 0], 2),
+]
+
+
+@pytest.mark.parametrize("fn", UNPOOL_ERRORS)
+def test_max_unpool2d_errors(fn, real_torch):
+    def run(lib, x):
+        y, i = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+        return fn(lib.nn.functional, y, i)
+
+    check_error(run, X4)
+
+
+UNPOOL_LAYERS = """
+nn = torch.nn
+print(nn.MaxUnpool2d(2), nn.MaxUnpool2d((3, 2), stride=1, padding=1))
+pool, unpool = nn.MaxPool2d(2, return_indices=True), nn.MaxUnpool2d(2)
+x = torch.arange(16.).reshape(1, 1, 4, 4)
+y, i = pool(x)
+print(unpool(y, i), unpool(y, i, output_size=x.size()).shape)
+"""
+
+
+def test_max_unpool2d_layer(real_torch):
+    assert printed(UNPOOL_LAYERS, gtorch) == printed(UNPOOL_LAYERS, real_torch)

@@ -52,6 +52,7 @@ from gradshell.torch.nn.modules.pooling import (
     AdaptiveMaxPool2d,
     AvgPool1d,
     MaxPool1d,
+    MaxUnpool2d,
 )
 
 __all__ = [
@@ -104,5 +105,6 @@ __all__ = [
     "AdaptiveMaxPool2d",
     "AvgPool1d",
     "MaxPool1d",
+    "MaxUnpool2d",
     "MultiheadAttention",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gradshell.core.tensor import Tensor
 from gradshell.ops.adaptive_max_pool import adaptive_max_pool2d
+from gradshell.ops.conv import pair
 from gradshell.ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from gradshell.ops.pooling1d import (
     adaptive_avg_pool1d,
@@ -12,6 +13,7 @@ from gradshell.ops.pooling1d import (
     avg_pool1d,
     max_pool1d,
 )
+from gradshell.ops.unpool import max_unpool2d
 from gradshell.torch.nn.modules.module import Module
 
 
@@ -203,6 +205,25 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
         return adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
+class MaxUnpool2d(Module):
+    """The partial inverse of MaxPool2d: values put back where their indices say."""
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = pair(kernel_size)
+        self.stride = pair(stride if stride is not None else kernel_size)
+        self.padding = pair(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:  # noqa: A002
+        """F.max_unpool2d with this layer's settings."""
+        return max_unpool2d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
@@ -212,4 +233,5 @@ __all__ = [
     "AvgPool2d",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxUnpool2d",
 ]
