@@ -259,3 +259,48 @@ def test_mha_gradients_by_finite_differences():
     gradcheck(lambda q, k, v: m(q, k, v)[0], q, k, v)
     gradcheck(lambda q, k, v: m(q, k, v, need_weights=False)[0], q, k, v)
     gradgradcheck(lambda q, k, v: m(q, k, v, average_attn_weights=False)[1], q, k, v)
+
+
+# -- TransformerEncoderLayer -----------------------------------------------------------------
+ENCODER_CASES = [
+    {},
+    {"norm_first": True, "activation": "gelu"},
+    {"batch_first": True, "dropout": 0.0, "bias": False},
+    {"activation": "relu", "layer_norm_eps": 1e-3},
+]
+
+
+@pytest.mark.parametrize("train", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("kw", ENCODER_CASES)
+def test_transformer_encoder_layer_matches_pytorch(kw, train, real_torch):
+    def fn(lib, x):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(4, 2, 8, **kw)
+        layer.train(train)
+        mask = lib.ones(3, 3, dtype=lib.bool).triu(1)
+        kpm = lib.tensor([[False, False, True], [False, False, False]])
+        if kw.get("batch_first"):
+            x = x.transpose(0, 1)
+        return layer(x), layer(x, src_mask=mask, is_causal=True), layer(x, src_key_padding_mask=kpm)
+
+    check(fn, A(3, 2, 4))
+
+
+ENCODER_LAYERS = """
+torch.manual_seed(0)
+layer = torch.nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=6)
+print(layer)
+print([n for n, _ in layer.named_parameters()])
+print(layer.linear1.weight.flatten()[:4].tolist(), layer.self_attn.in_proj_weight[0].tolist())
+print(layer.activation_relu_or_gelu, layer.norm_first, layer.activation.__name__)
+gelu = torch.nn.TransformerEncoderLayer(4, 2, activation=torch.nn.GELU(), norm_first=True)
+print(gelu.activation_relu_or_gelu, gelu.activation, gelu.linear1)
+try:
+    torch.nn.TransformerEncoderLayer(4, 2, activation='tanh')
+except RuntimeError as e:
+    print(e)
+"""
+
+
+def test_transformer_encoder_layer_prints_as_pytorch(real_torch):
+    assert printed(ENCODER_LAYERS, gtorch) == printed(ENCODER_LAYERS, real_torch)

@@ -54,6 +54,7 @@ from gradshell.torch.nn.modules.pooling import (
     MaxPool1d,
     MaxUnpool2d,
 )
+from gradshell.torch.nn.modules.transformer import TransformerEncoderLayer
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -107,4 +108,5 @@ __all__ = [
     "MaxPool1d",
     "MaxUnpool2d",
     "MultiheadAttention",
+    "TransformerEncoderLayer",
 ]
