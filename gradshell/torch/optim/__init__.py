@@ -1,4 +1,4 @@
-"""torch.optim: Optimizer, SGD, Adam, AdamW, Adamax, NAdam, RAdam, ASGD, RMSprop, Adagrad,
+"""torch.optim: Optimizer, SGD, Adam, AdamW, Adamax, NAdam, RAdam, ASGD, LBFGS, RMSprop, Adagrad,
 Adadelta, and lr_scheduler."""
 
 from gradshell.torch.optim import lr_scheduler
@@ -7,6 +7,7 @@ from gradshell.torch.optim.adagrad import Adagrad
 from gradshell.torch.optim.adam import Adam, AdamW
 from gradshell.torch.optim.adamax import Adamax
 from gradshell.torch.optim.asgd import ASGD
+from gradshell.torch.optim.lbfgs import LBFGS
 from gradshell.torch.optim.nadam import NAdam
 from gradshell.torch.optim.optimizer import Optimizer
 from gradshell.torch.optim.radam import RAdam
@@ -20,6 +21,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "LBFGS",
     "NAdam",
     "Optimizer",
     "RAdam",
