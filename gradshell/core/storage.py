@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core.device import device_of
+from gradshell.core.device import device_of, to_numpy
 from gradshell.core.warn_once import warn_once
 
 TYPED_STORAGE_WARNING = (
@@ -78,7 +78,7 @@ class UntypedStorage:
 
     def tolist(self) -> list:
         """The bytes as Python ints."""
-        return [int(b) for b in np.asarray(self._bytes)]
+        return [int(b) for b in to_numpy(self._bytes)]
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -159,7 +159,7 @@ class TypedStorage:
 
     def tolist(self) -> list:
         """The elements as Python numbers."""
-        return [_item(v) for v in np.asarray(self._data)]
+        return [_item(v) for v in to_numpy(self._data)]
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
