@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gradshell.core import dtypes, events
+from gradshell.core import storage as _storage
 from gradshell.core.device import array_module, device_of, to_numpy
 from gradshell.core.era import settings as _era
 from gradshell.core.grad_mode import state as _grad_state
@@ -205,8 +206,14 @@ class Tensor:
         return _address(self._data)
 
     def untyped_storage(self):
-        """Not supported: gradshell does not expose raw storages."""
-        raise NotImplementedError("gradshell does not support untyped_storage()")
+        """The bytes this tensor and all its views share."""
+        return _storage.UntypedStorage(self._storage_root())
+
+    def storage(self):
+        """The shared memory as elements of this tensor's dtype (deprecated by PyTorch,
+        which warns once)."""
+        _storage.warn_typed_storage(stacklevel=2)
+        return _storage.TypedStorage(self._storage_root(), self._dtype)
 
     def is_contiguous(self, memory_format=None) -> bool:
         """True if the elements are laid out in row-major order without gaps."""

@@ -12,11 +12,15 @@ import numpy as _np
 from gradshell.core import gradients as _gradients
 from gradshell.core import tensor as _tensor
 from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
+    adaptive_max_pool,
     arithmetic,
+    attention,
+    baddbmm,
     batchnorm,
     clamping,
     comparison,
     conv,
+    conv_transpose,
     conversion,
     creation,
     diagonals,
@@ -28,6 +32,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     linalg,
     nn,
     pooling,
+    pooling1d,
     reduction,
     registry,
     repeat_interleave,
@@ -36,6 +41,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     shape,
     sorting,
     unary,
+    unpool,
 )
 
 # The one place the op library installs itself into the core: every declared Tensor

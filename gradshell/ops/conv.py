@@ -142,13 +142,15 @@ def _conv_weight_grad(xp, x, g, w_shape, pads, stride, dil, groups):
 
 class _ConvParams:
     """The geometry shared by a convolution's nodes (nd: 1 for conv1d, whose arrays are
-    computed as images of height 1)."""
+    computed as images of height 1; transposed: a transposed convolution, whose forward
+    is the input gradient of the convolution with the same weight)."""
 
-    __slots__ = ("pads", "stride", "dil", "groups", "nd")
+    __slots__ = ("pads", "stride", "dil", "groups", "nd", "transposed")
 
-    def __init__(self, pads, stride, dil, groups, nd: int = 2) -> None:
+    def __init__(self, pads, stride, dil, groups, nd: int = 2, transposed: bool = False) -> None:
         self.pads, self.stride, self.dil, self.groups = pads, stride, dil, groups
         self.nd = nd
+        self.transposed = transposed
 
 
 def _lift(a, p: _ConvParams):
@@ -167,6 +169,18 @@ def _grads(g: Tensor, x: Tensor, w: Tensor, p: _ConvParams, needs: tuple):
     gd, xd, wd = _lift(g._data, p), _lift(x._data, p), _lift(w._data, p)
     need_x, need_w, need_b = needs
     gx = gw = gb = None
+    if p.transposed:
+        # y = convT(x, w) is the input gradient of conv(·, w): so ∂x = conv(g, w) and ∂w is
+        # the weight gradient of a convolution reading g against output gradient x
+        if need_x:
+            r = _crop(_conv_forward(xp, gd, wd, *_geo(p)), xd.shape)
+            gx = wrap(as_array(_drop(r, p)), x._dtype)
+        if need_w:
+            r = _conv_weight_grad(xp, gd, xd, wd.shape, *_geo(p))
+            gw = wrap(as_array(_drop(r, p)), w._dtype)
+        if need_b:
+            gb = wrap(as_array(gd.sum(axis=(0, 2, 3))), g._dtype)
+        return gx, gw, gb
     if need_x:
         r = _conv_input_grad(xp, gd, wd, xd.shape, *_geo(p))
         gx = wrap(as_array(_drop(r, p)), x._dtype)
@@ -215,6 +229,8 @@ class ConvolutionBackwardBackward0(Node):
         xp = array_module(g._data)
         gd, xd, wd = _lift(g._data, p), _lift(x._data, p), _lift(w._data, p)
         need_g, need_x, need_w = self.needs
+        if p.transposed:
+            return _transposed_double(xp, (gd, xd, wd), (g, x, w), (ggx, ggw, ggb), p, self.needs)
         dg = dx = dw = None
         if need_g:
             acc = xp.zeros(gd.shape, gd.dtype)
@@ -236,6 +252,40 @@ class ConvolutionBackwardBackward0(Node):
     no_explanation = (
         "the backward of a backward (create_graph=True): %explain explains first-order nodes"
     )
+
+
+def _crop(a, shape: tuple):
+    """a's leading spatial block of `shape`: a convolution of a transposed convolution's
+    output gradient reads output_padding rows past what any input position wrote, when it
+    is at least the stride (with dilation), and gives more positions than the input had."""
+    return a[:, :, : shape[2], : shape[3]]
+
+
+def _transposed_double(xp, arrays, tensors, ggs, p: _ConvParams, needs):
+    """ConvolutionBackwardBackward0 of a transposed convolution: its first derivatives
+    ∂x = conv(g, w), ∂w = weight-grad(g, x), ∂b = Σg are bilinear, so ∂g = convT(ggx, w) +
+    convT(x, ggw) + ggb, ∂x = conv(g, ggw) and ∂w = weight-grad(g, ggx)."""
+    gd, xd, wd = arrays
+    g, x, w = tensors
+    ggx, ggw, ggb = ggs
+    need_g, need_x, need_w = needs
+    dg = dx = dw = None
+    if need_g:
+        acc = xp.zeros(gd.shape, gd.dtype)
+        if ggx is not None:
+            acc = acc + _conv_input_grad(xp, _lift(ggx._data, p), wd, gd.shape, *_geo(p))
+        if ggw is not None:
+            acc = acc + _conv_input_grad(xp, xd, _lift(ggw._data, p), gd.shape, *_geo(p))
+        if ggb is not None:
+            acc = acc + ggb._data.reshape(1, -1, 1, 1)
+        dg = wrap(as_array(_drop(acc, p)), g._dtype)
+    if need_x and ggw is not None:
+        r = _crop(_conv_forward(xp, gd, _lift(ggw._data, p), *_geo(p)), xd.shape)
+        dx = wrap(as_array(_drop(r, p)), x._dtype)
+    if need_w and ggx is not None:
+        r = _conv_weight_grad(xp, gd, _lift(ggx._data, p), wd.shape, *_geo(p))
+        dw = wrap(as_array(_drop(r, p)), w._dtype)
+    return dg, dx, dw
 
 
 def _conv_backward_graph(g: Tensor, x: Tensor, w: Tensor, p: _ConvParams, needs: tuple):

@@ -452,7 +452,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002 - P
     if out == (1, 1):
         return x.mean((-1, -2), keepdim=True)
     if x._dtype.category != FLOAT:
-        raise RuntimeError(f"\"adaptive_avg_pool2d\" not implemented for '{x._dtype.scalar_name}'")
+        raise NotImplementedError(
+            f"\"adaptive_avg_pool2d\" not implemented for '{x._dtype.scalar_name}'"
+        )
     data = x._data[None] if x._data.ndim == 3 else x._data
     xp = array_module(data)
     r = _adaptive_forward(xp, data, out)

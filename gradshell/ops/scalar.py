@@ -96,7 +96,8 @@ class MulBackward1(Node):
     never freed."""
 
     def backward(self, g):
-        return (g * self.other,)
+        # grad * other is mul.Scalar again: create_graph records MulBackward1, as PyTorch does
+        return (mul_scalar(g, self.other),)
 
     def explain(self, c: Ctx) -> Formula:
         k = c.attr("other")

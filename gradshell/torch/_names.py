@@ -20,6 +20,7 @@ _MOVED = {
     ("gradshell.torch.autograd", "set_detect_anomaly"): "torch.autograd.anomaly_mode",
     ("gradshell.torch.autograd", "detect_anomaly"): "torch.autograd.anomaly_mode",
     ("gradshell.torch.optim.adam", "AdamW"): "torch.optim.adamw",
+    ("gradshell.torch.nn.modules.attention", "MultiheadAttention"): "torch.nn.modules.activation",
 }
 
 

@@ -177,6 +177,13 @@ CASES = {
     "CopyBackwards": lambda: _nonleaf(A(2, 3)).copy_(_t(A(3))),
     # conv2d(padding="same") pads an even kernel's extra row and column at the end
     "ConstantPadNdBackward0": lambda: conv._pad_end(_t(A(1, 1, 2, 3)), 1, 2, 2),
+    "AdaptiveMaxPool2DBackward0": lambda: F.adaptive_max_pool2d(_t(A(2, 5, 4)), (2, 3)),
+    "MaxUnpool2DBackward0": lambda: F.max_unpool2d(
+        _t(A(1, 2, 2, 2)), gtorch.tensor([[[[0, 3], [9, 14]], [[5, 2], [12, 11]]]]), 2
+    ),
+    "BaddbmmBackward0": lambda: gtorch.baddbmm(
+        _t(A(1, 2, 3)), _t(A(2, 2, 4)), _t(A(2, 4, 3)), beta=0.5, alpha=2
+    ),
 }
 
 

@@ -38,6 +38,20 @@ from gradshell.ops.pooling import (
 )
 from gradshell.torch.nn._composites import normalize, softsign
 
+# isort: split
+# -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
+from gradshell.ops.adaptive_max_pool import adaptive_max_pool2d
+from gradshell.ops.attention import scaled_dot_product_attention
+from gradshell.ops.conv_transpose import conv_transpose1d, conv_transpose2d
+from gradshell.ops.pooling1d import (
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    avg_pool1d,
+    max_pool1d,
+)
+from gradshell.ops.unpool import max_unpool2d
+from gradshell.torch.nn._mha import multi_head_attention_forward
+
 __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool2d",
@@ -74,4 +88,15 @@ __all__ = [
     "softplus",
     "softsign",
     "tanh",
+    # -- branch nnB --
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "max_pool1d",
+    "max_unpool2d",
+    "multi_head_attention_forward",
+    "scaled_dot_product_attention",
 ]

@@ -39,3 +39,11 @@ def addcdiv(self, t1, t2, value: float):
 def lerp(self, end, weight: float):
     """self.lerp(end, weight) for a Python weight below 0.5: fma(weight, end - self, self)."""
     return fmadd(self.dtype.type(weight), end - self, self)
+
+
+def lerp_any(self, end, weight: float):
+    """self.lerp(end, weight) for any Python weight: from self below 0.5, and from the
+    far end, end - (end - self)·(1 - weight), from 0.5 on, as PyTorch's lerp computes."""
+    if abs(weight) < 0.5:
+        return lerp(self, end, weight)
+    return end - (end - self) * self.dtype.type(1 - weight)

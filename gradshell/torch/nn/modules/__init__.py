@@ -42,6 +42,20 @@ from gradshell.torch.nn.modules.normalization import LayerNorm
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from gradshell.torch.nn.modules.sparse import Embedding
 
+# isort: split
+# -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
+from gradshell.torch.nn.modules.attention import MultiheadAttention
+from gradshell.torch.nn.modules.conv import ConvTranspose1d, ConvTranspose2d
+from gradshell.torch.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    MaxPool1d,
+    MaxUnpool2d,
+)
+from gradshell.torch.nn.modules.transformer import TransformerEncoderLayer
+
 __all__ = [
     "AdaptiveAvgPool2d",
     "AvgPool2d",
@@ -84,4 +98,15 @@ __all__ = [
     "Softsign",
     "Tanh",
     "Unflatten",
+    # -- branch nnB --
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AvgPool1d",
+    "MaxPool1d",
+    "MaxUnpool2d",
+    "MultiheadAttention",
+    "TransformerEncoderLayer",
 ]

@@ -1,4 +1,5 @@
-"""Conv1d and Conv2d: convolution layers, initialised as PyTorch initialises them."""
+"""Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d: convolution layers, initialised as
+PyTorch initialises them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 from gradshell.core.tensor import Tensor
 from gradshell.ops import creation
 from gradshell.ops.conv import _single, conv1d, conv2d, pair
+from gradshell.ops.conv_transpose import conv_transpose1d, conv_transpose2d
 from gradshell.torch.nn import init
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.parameter import Parameter
@@ -19,6 +21,7 @@ class _ConvNd(Module):
     """What Conv1d and Conv2d share (nd: the number of spatial dimensions)."""
 
     _nd = 2
+    _transposed = False
 
     def __init__(
         self,
@@ -33,6 +36,7 @@ class _ConvNd(Module):
         padding_mode: str = "zeros",
         device=None,
         dtype=None,
+        output_padding=0,
     ) -> None:
         super().__init__()
         if groups <= 0:
@@ -45,7 +49,9 @@ class _ConvNd(Module):
         stride = tup(stride)
         dilation = tup(dilation)
         kernel_size = tup(kernel_size)
-        if isinstance(padding, str):
+        if isinstance(padding, str) and self._transposed:
+            padding = tuple(padding)  # (PyTorch's transposed layers take a string apart)
+        elif isinstance(padding, str):
             if padding not in _PADDING_STRINGS:
                 raise ValueError(
                     f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}"
@@ -69,11 +75,14 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
-        self.output_padding = (0,) * self._nd
+        self.transposed = self._transposed
+        self.output_padding = tup(output_padding)
         self.groups = groups
         self.padding_mode = padding_mode
-        shape = (out_channels, in_channels // groups) + kernel_size
+        if self._transposed:
+            shape = (in_channels, out_channels // groups) + kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + kernel_size
         self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(creation.empty(out_channels, device=device, dtype=dtype))
@@ -108,6 +117,8 @@ class _ConvNd(Module):
             s += f", padding={pad}"
         if self.dilation != (1,) * self._nd:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._nd:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -129,4 +140,104 @@ class Conv2d(_ConvNd):
     _nd = 2
 
 
-__all__ = ["Conv1d", "Conv2d"]
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: weight (in_channels,
+    out_channels/groups, k...), output_padding, and forward's output_size."""
+
+    _transposed = True
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation=1,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+            output_padding=output_padding,
+        )
+
+    def _output_padding(self, input: Tensor, output_size) -> tuple:  # noqa: A002
+        """The output_padding that gives `output_size` (PyTorch's checks and messages)."""
+        if output_size is None:
+            return self.output_padding
+        nd = self._nd
+        non_spatial = 2 if input.dim() == nd + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + nd:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != nd:
+            raise ValueError(
+                f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have {nd} "
+                f"or {non_spatial + nd} elements (got {len(output_size)})"
+            )
+        lows, highs = [], []
+        for d in range(nd):
+            low = (
+                (input.size(d + non_spatial) - 1) * self.stride[d]
+                - 2 * self.padding[d]
+                + self.dilation[d] * (self.kernel_size[d] - 1)
+                + 1
+            )
+            lows.append(low)
+            highs.append(low + self.stride[d] - 1)
+        for d in range(nd):
+            if not lows[d] <= output_size[d] <= highs[d]:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{lows} to {highs} (for an input of {input.size()[2:]})"
+                )
+        return tuple(output_size[d] - lows[d] for d in range(nd))
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:  # noqa: A002
+        """The transposed convolution of the input (output_size picks the output_padding
+        that gives that size)."""
+        opad = self._output_padding(input, output_size)
+        conv = conv_transpose2d if self._nd == 2 else conv_transpose1d
+        return conv(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            opad,
+            self.groups,
+            self.dilation,
+        )
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """out = conv_transpose1d(x, weight, bias), weight (in_channels, out_channels/groups, k)."""
+
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """out = conv_transpose2d(x, weight, bias), weight (in_channels, out_channels/groups,
+    kh, kw)."""
+
+    _nd = 2
+
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]

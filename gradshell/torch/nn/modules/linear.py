@@ -64,3 +64,8 @@ class Linear(Module):
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
         )
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name: MultiheadAttention's output projection, which PyTorch
+    keeps out of dynamic quantization this way (it prints under this name)."""
