@@ -20,6 +20,11 @@ _MOVED = {
     ("gradshell.torch.autograd", "set_detect_anomaly"): "torch.autograd.anomaly_mode",
     ("gradshell.torch.autograd", "detect_anomaly"): "torch.autograd.anomaly_mode",
     ("gradshell.torch.optim.adam", "AdamW"): "torch.optim.adamw",
+    ("gradshell.torch.nn.modules.backward_hooks", "BackwardHook"): "torch.utils.hooks",
+    (
+        "gradshell.torch.nn.modules.backward_hooks",
+        "BackwardHookFunction",
+    ): "torch.nn.modules._functions",
     ("gradshell.torch.nn.modules.attention", "MultiheadAttention"): "torch.nn.modules.activation",
 }
 
