@@ -1,6 +1,20 @@
 """torch.nn.functional: the functional forms of the nn ops (re-exported from
 gradshell.ops.nn, where each op's forward, backward node and errors live)."""
 
+from gradshell.ops.activation import (
+    celu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    logsigmoid,
+    mish,
+    prelu,
+    selu,
+    softshrink,
+    tanhshrink,
+    threshold,
+)
 from gradshell.ops.batchnorm import batch_norm
 from gradshell.ops.clamping import hardtanh, relu6
 from gradshell.ops.conv import conv1d, conv2d
@@ -74,4 +88,17 @@ __all__ = [
     "softplus",
     "softsign",
     "tanh",
+    # more activations
+    "celu",
+    "glu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "logsigmoid",
+    "mish",
+    "prelu",
+    "selu",
+    "softshrink",
+    "tanhshrink",
+    "threshold",
 ]

@@ -1,11 +1,20 @@
 """torch.nn's module classes."""
 
 from gradshell.torch.nn.modules.activation import (
+    CELU,
     ELU,
     GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
     Hardtanh,
     LeakyReLU,
+    LogSigmoid,
     LogSoftmax,
+    Mish,
+    PReLU,
     ReLU,
     ReLU6,
     Sigmoid,
@@ -13,8 +22,11 @@ from gradshell.torch.nn.modules.activation import (
     Softmax,
     Softmin,
     Softplus,
+    Softshrink,
     Softsign,
     Tanh,
+    Tanhshrink,
+    Threshold,
 )
 from gradshell.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from gradshell.torch.nn.modules.container import (
@@ -84,4 +96,17 @@ __all__ = [
     "Softsign",
     "Tanh",
     "Unflatten",
+    # more activations
+    "CELU",
+    "GLU",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "LogSigmoid",
+    "Mish",
+    "PReLU",
+    "SELU",
+    "Softshrink",
+    "Tanhshrink",
+    "Threshold",
 ]
