@@ -10,7 +10,7 @@ import pytest
 
 from gradshell import torch as gtorch
 from gradshell.core.autograd import Node
-from gradshell.ops import conv
+from gradshell.ops import conv, scalar
 from gradshell.ops.explanation import Ctx, sum_to
 from gradshell.viz.formulas import formula
 
@@ -171,6 +171,13 @@ CASES = {
     "ThresholdBackward0": lambda: F.threshold(_t(A(8)), 0.3, -1.0),
     "ThresholdBackward1": lambda: F.threshold(_nonleaf(A(8)), 0.3, -1.0, inplace=True),
     "GluBackward0": lambda: F.glu(_t(A(3, 4)), 1),
+    # the further losses (ops/loss.py) and sub.Scalar
+    "HuberLossBackward0": lambda: F.huber_loss(_t(A(3, 4)), _t(A(3, 4)), delta=0.8),
+    "SoftMarginLossBackward0": lambda: F.soft_margin_loss(
+        _t(A(3, 4)), gtorch.tensor(np.sign(A(3, 4)))
+    ),
+    "NormBackward1": lambda: F.pairwise_distance(_t(A(3, 4)), _t(A(3, 4))),
+    "SubBackward1": lambda: scalar.sub_scalar(_t(A(2, 3)), 0.5),
     "SiluBackward0": lambda: F.silu(_t(A(6))),
     "GeluBackward0": lambda: F.gelu(_t(A(6))),
     "SmoothL1LossBackward0": lambda: F.smooth_l1_loss(_t(A(6)), _t(A(6)), beta=0.5),

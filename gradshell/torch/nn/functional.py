@@ -20,6 +20,15 @@ from gradshell.ops.clamping import hardtanh, relu6
 from gradshell.ops.conv import conv1d, conv2d
 from gradshell.ops.embedding import embedding
 from gradshell.ops.layer_norm import layer_norm
+from gradshell.ops.loss import (
+    cosine_embedding_loss,
+    huber_loss,
+    kl_div,
+    margin_ranking_loss,
+    pairwise_distance,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from gradshell.ops.nn import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -101,4 +110,12 @@ __all__ = [
     "softshrink",
     "tanhshrink",
     "threshold",
+    # more losses
+    "cosine_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "margin_ranking_loss",
+    "pairwise_distance",
+    "soft_margin_loss",
+    "triplet_margin_loss",
 ]

@@ -43,11 +43,18 @@ from gradshell.torch.nn.modules.linear import Identity, Linear
 from gradshell.torch.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
     NLLLoss,
+    PairwiseDistance,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.modules.normalization import LayerNorm
@@ -109,4 +116,12 @@ __all__ = [
     "Softshrink",
     "Tanhshrink",
     "Threshold",
+    # more losses
+    "CosineEmbeddingLoss",
+    "HuberLoss",
+    "KLDivLoss",
+    "MarginRankingLoss",
+    "PairwiseDistance",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
 ]
