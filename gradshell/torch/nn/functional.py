@@ -19,6 +19,8 @@ from gradshell.ops.batchnorm import batch_norm
 from gradshell.ops.clamping import hardtanh, relu6
 from gradshell.ops.conv import conv1d, conv2d
 from gradshell.ops.embedding import embedding
+from gradshell.ops.group_norm import group_norm
+from gradshell.ops.instance_norm import instance_norm
 from gradshell.ops.layer_norm import layer_norm
 from gradshell.ops.loss import (
     cosine_embedding_loss,
@@ -118,4 +120,7 @@ __all__ = [
     "pairwise_distance",
     "soft_margin_loss",
     "triplet_margin_loss",
+    # group and instance normalisation
+    "group_norm",
+    "instance_norm",
 ]

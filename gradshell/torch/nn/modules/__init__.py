@@ -37,8 +37,10 @@ from gradshell.torch.nn.modules.container import (
     Sequential,
 )
 from gradshell.torch.nn.modules.conv import Conv1d, Conv2d
+from gradshell.torch.nn.modules.distance import PairwiseDistance
 from gradshell.torch.nn.modules.dropout import Dropout
 from gradshell.torch.nn.modules.flatten import Flatten, Unflatten
+from gradshell.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from gradshell.torch.nn.modules.linear import Identity, Linear
 from gradshell.torch.nn.modules.loss import (
     BCELoss,
@@ -51,13 +53,12 @@ from gradshell.torch.nn.modules.loss import (
     MarginRankingLoss,
     MSELoss,
     NLLLoss,
-    PairwiseDistance,
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
 )
 from gradshell.torch.nn.modules.module import Module
-from gradshell.torch.nn.modules.normalization import LayerNorm
+from gradshell.torch.nn.modules.normalization import GroupNorm, LayerNorm
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from gradshell.torch.nn.modules.sparse import Embedding
 
@@ -124,4 +125,8 @@ __all__ = [
     "PairwiseDistance",
     "SoftMarginLoss",
     "TripletMarginLoss",
+    # group and instance normalisation
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
 ]
