@@ -178,6 +178,36 @@ CASES = {
     ),
     "NormBackward1": lambda: F.pairwise_distance(_t(A(3, 4)), _t(A(3, 4))),
     "SubBackward1": lambda: scalar.sub_scalar(_t(A(2, 3)), 0.5),
+    # padding and upsampling (ops/padding.py, ops/upsample.py)
+    "ReflectionPad1DBackward0": lambda: F.pad(_t(A(2, 4)), (2, 3), mode="reflect"),
+    "ReflectionPad2DBackward0": lambda: F.pad(_t(A(1, 3, 4)), (2, 1, 1, 2), mode="reflect"),
+    "ReflectionPad3DBackward0": lambda: F.pad(
+        _t(A(1, 2, 3, 3)), (1, 1, 0, 2, 1, 0), mode="reflect"
+    ),
+    "ReplicationPad1DBackward0": lambda: F.pad(_t(A(2, 4)), (3, 1), mode="replicate"),
+    "ReplicationPad2DBackward0": lambda: F.pad(_t(A(1, 3, 4)), (2, 0, 1, 3), mode="replicate"),
+    "ReplicationPad3DBackward0": lambda: F.pad(
+        _t(A(1, 2, 3, 3)), (1, 2, 0, 1, 1, 1), mode="replicate"
+    ),
+    "UpsampleNearest1DBackward0": lambda: F.interpolate(_t(A(1, 2, 3)), scale_factor=2.5),
+    "UpsampleNearest2DBackward0": lambda: F.interpolate(_t(A(1, 2, 3, 2)), size=(4, 5)),
+    "UpsampleNearest3DBackward0": lambda: F.interpolate(_t(A(1, 1, 2, 2, 3)), scale_factor=2),
+    "UpsampleNearestExact1DBackward0": lambda: F.interpolate(
+        _t(A(1, 2, 5)), size=3, mode="nearest-exact"
+    ),
+    "UpsampleNearestExact2DBackward0": lambda: F.interpolate(
+        _t(A(1, 2, 3, 2)), scale_factor=1.5, mode="nearest-exact"
+    ),
+    "UpsampleNearestExact3DBackward0": lambda: F.interpolate(
+        _t(A(1, 1, 2, 2, 3)), size=(3, 3, 2), mode="nearest-exact"
+    ),
+    "UpsampleLinear1DBackward0": lambda: F.interpolate(_t(A(1, 2, 3)), size=7, mode="linear"),
+    "UpsampleBilinear2DBackward0": lambda: F.interpolate(
+        _t(A(1, 2, 3, 2)), scale_factor=1.7, mode="bilinear"
+    ),
+    "UpsampleTrilinear3DBackward0": lambda: F.interpolate(
+        _t(A(1, 1, 2, 2, 3)), size=(3, 4, 2), mode="trilinear", align_corners=True
+    ),
     "SiluBackward0": lambda: F.silu(_t(A(6))),
     "GeluBackward0": lambda: F.gelu(_t(A(6))),
     "SmoothL1LossBackward0": lambda: F.smooth_l1_loss(_t(A(6)), _t(A(6)), beta=0.5),

@@ -55,12 +55,14 @@ from gradshell.ops.nn import (
     softplus,
     tanh,
 )
+from gradshell.ops.padding import pad
 from gradshell.ops.pooling import (
     adaptive_avg_pool2d,
     avg_pool2d,
     max_pool2d,
     max_pool2d_with_indices,
 )
+from gradshell.ops.upsample import interpolate, upsample, upsample_bilinear, upsample_nearest
 from gradshell.torch.nn._composites import normalize, softsign
 
 __all__ = [
@@ -123,4 +125,11 @@ __all__ = [
     # group and instance normalisation
     "group_norm",
     "instance_norm",
+    # padding
+    "pad",
+    # upsampling
+    "interpolate",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]

@@ -59,8 +59,27 @@ from gradshell.torch.nn.modules.loss import (
 )
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.modules.normalization import GroupNorm, LayerNorm
+from gradshell.torch.nn.modules.padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from gradshell.torch.nn.modules.sparse import Embedding
+from gradshell.torch.nn.modules.upsampling import (
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -129,4 +148,21 @@ __all__ = [
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    # padding
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    # upsampling
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]

@@ -1,0 +1,223 @@
+"""F.pad (constant, reflect, replicate) with the padding layers, and F.interpolate
+(nearest, nearest-exact, linear, bilinear, trilinear; size or scale_factor; align_corners)
+with nn.Upsample, UpsamplingNearest2d and UpsamplingBilinear2d, against PyTorch: values,
+node names (ConstantPadNdBackward0, ReflectionPad2DBackward0, UpsampleBilinear2DBackward0,
+...), gradients, second-order graphs, reprs, warnings and errors; and the gradients by
+float64 finite differences (first and second order)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support.op_checks import check, check_error, gradcheck, gradgradcheck
+from support.tutorials import printed
+
+from gradshell import torch as gtorch
+
+F = gtorch.nn.functional
+
+RNG = np.random.default_rng(21)
+X3 = RNG.standard_normal((2, 3, 5)).astype(np.float32)
+X4 = RNG.standard_normal((1, 2, 3, 4)).astype(np.float32)
+X5 = RNG.standard_normal((1, 2, 3, 2, 4)).astype(np.float32)
+
+PADS = [
+    (X3, (1, 2)),
+    (X3, (0, 0)),
+    (X3, (-1, 3)),
+    (X3[0], (2, 1)),
+    (X4, (1, 1, 2, 0)),
+    (X4, (2, 3, 1, 2)),
+    (X4[0], (0, 1, 1, 0)),
+    (X5, (1, 0, 1, 1, 2, 1)),
+]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("i", range(len(PADS)))
+def test_copy_padding_matches_pytorch(mode, i):
+    x, pad = PADS[i]
+    check(lambda t, a: t.nn.functional.pad(a, pad, mode=mode), x)
+    check(lambda t, a: t.nn.functional.pad(a, pad, mode=mode), x.astype(np.float64))
+
+
+@pytest.mark.parametrize(
+    "x,pad,value",
+    [
+        (X3, (1, 2), None),
+        (X3, (1, 2, 0, 1, 1, 1), 2.5),
+        (X4, (-1, 2, 1, -2), -1.0),
+        (X4, (0, 0), 0),
+        (X3[0, 0], (3, 0), 4),
+    ],
+)
+def test_constant_padding_matches_pytorch(x, pad, value):
+    check(lambda t, a: t.nn.functional.pad(a, pad, value=value), x)
+    check(lambda t, a: t.nn.functional.pad(a, pad, "constant", value), x.astype(np.float64))
+
+
+def test_padding_integer_and_bool_inputs_match_pytorch():
+    ints = np.arange(6).reshape(1, 2, 3)
+    check(lambda t, a: t.nn.functional.pad(a, (1, 1), value=2.5), ints, backward=False)
+    check(lambda t, a: t.nn.functional.pad(a, (1, 2), mode="reflect"), ints, backward=False)
+    check(lambda t, a: t.nn.functional.pad(a, (3, 1), mode="replicate"), ints, backward=False)
+    check(lambda t, a: t.nn.functional.pad(a > 2, (1, 1), value=2.5), ints, backward=False)
+
+
+PAD_ERRORS = [
+    lambda t, x: t.nn.functional.pad(x, (1,)),
+    lambda t, x: t.nn.functional.pad(x, (1, 1, 1, 1, 1, 1, 1, 1)),
+    lambda t, x: t.nn.functional.pad(x, (1, 1), mode="reflect", value=1.0),
+    lambda t, x: t.nn.functional.pad(x, (5, 5), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x, (1, 5), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x.view(2, 3, 5, 1), (0, 0, 5, 1), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x.view(2, 3, 5, 1), (1, 0, 1, 1), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x.view(1, 2, 3, 5, 1), (0, 0, 1, 1, 3, 0), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x, (-3, -3)),
+    lambda t, x: t.nn.functional.pad(x, (1, 1), mode="bogus"),
+    lambda t, x: t.nn.functional.pad(x[0, 0], (1, 1), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x[0], (1, 1, 1, 1), mode="replicate"),
+    lambda t, x: t.nn.functional.pad(x[:, :0], (1, 1), mode="replicate"),
+    lambda t, x: t.nn.functional.pad(x, (1.5, 1)),
+    lambda t, x: t.nn.ReflectionPad1d(1)(x[0, 0]),
+]
+
+
+@pytest.mark.parametrize("i", range(len(PAD_ERRORS)))
+def test_padding_errors_match_pytorch(i):
+    check_error(PAD_ERRORS[i], X3)
+
+
+UPSAMPLES = [
+    (X4, dict(scale_factor=2)),
+    (X4, dict(scale_factor=2.5)),
+    (X4, dict(scale_factor=(2, 3))),
+    (X4, dict(size=(5, 3))),
+    (X4, dict(size=4, mode="nearest-exact")),
+    (X4, dict(scale_factor=0.6, mode="nearest-exact")),
+    (X4, dict(scale_factor=2, mode="bilinear")),
+    (X4, dict(scale_factor=1.7, mode="bilinear")),
+    (X4, dict(scale_factor=0.6, mode="bilinear")),
+    (X4, dict(size=(5, 7), mode="bilinear", align_corners=True)),
+    (X4, dict(size=(1, 3), mode="bilinear", align_corners=True)),
+    (X4, dict(size=(3, 4), mode="bilinear")),
+    (X4, dict(scale_factor=1.5, mode="bilinear", recompute_scale_factor=True)),
+    (X3, dict(scale_factor=2)),
+    (X3, dict(size=8, mode="linear")),
+    (X3, dict(size=3, mode="linear", align_corners=True)),
+    (X3, dict(scale_factor=1.3, mode="nearest-exact")),
+    (X5, dict(scale_factor=2, mode="trilinear")),
+    (X5, dict(size=(2, 3, 5))),
+]
+
+
+@pytest.mark.parametrize("i", range(len(UPSAMPLES)))
+def test_interpolate_matches_pytorch(i):
+    x, kw = UPSAMPLES[i]
+    check(lambda t, a: t.nn.functional.interpolate(a, **kw), x)
+    check(lambda t, a: t.nn.functional.interpolate(a, **kw), x.astype(np.float64))
+
+
+UPSAMPLE_ERRORS = [
+    lambda t, x: t.nn.functional.interpolate(x, size=5, scale_factor=2),
+    lambda t, x: t.nn.functional.interpolate(x),
+    lambda t, x: t.nn.functional.interpolate(x, size=5, align_corners=True),
+    lambda t, x: t.nn.functional.interpolate(x[0], size=5, mode="bilinear"),
+    lambda t, x: t.nn.functional.interpolate(x, size=5, mode="linear"),
+    lambda t, x: t.nn.functional.interpolate(x, size=(5, 6, 7)),
+    lambda t, x: t.nn.functional.interpolate(x, scale_factor=(2, 3, 4)),
+    lambda t, x: t.nn.functional.interpolate(x, size=3, mode="bogus"),
+    lambda t, x: t.nn.functional.interpolate(x.long(), size=5),
+    lambda t, x: t.nn.functional.interpolate(x.long(), size=5, mode="bilinear"),
+    lambda t, x: t.nn.functional.interpolate(x[0].long(), size=5, mode="linear"),
+    lambda t, x: t.nn.functional.interpolate(x, size=0),
+    lambda t, x: t.nn.functional.interpolate(x, scale_factor=0.1),
+    lambda t, x: t.nn.functional.interpolate(x[0], scale_factor=0.1),
+    lambda t, x: t.nn.functional.interpolate(x, size=5, recompute_scale_factor=True),
+    lambda t, x: t.nn.functional.interpolate(x[0, 0], size=5),
+    lambda t, x: t.nn.functional.interpolate(x, size=5, antialias=True),
+]
+
+
+@pytest.mark.parametrize("i", range(len(UPSAMPLE_ERRORS)))
+def test_interpolate_errors_match_pytorch(i):
+    check_error(UPSAMPLE_ERRORS[i], X4)
+
+
+def test_unsupported_modes_say_so():
+    x = gtorch.zeros(1, 1, 2, 2)
+    for kw in (dict(mode="circular"),):
+        with pytest.raises(NotImplementedError, match="gradshell does not support"):
+            F.pad(x, (1, 1), **kw)
+    for mode in ("bicubic", "area"):
+        with pytest.raises(NotImplementedError, match="gradshell does not support"):
+            F.interpolate(x, scale_factor=2, mode=mode)
+
+
+SCRIPT = """
+import warnings
+nn, F = torch.nn, torch.nn.functional
+def graph(f):
+    if f is None:
+        return None
+    return (f.name().split(':')[-1], [graph(g) for g, _ in f.next_functions])
+print(nn.ZeroPad1d(2), nn.ZeroPad2d(2), nn.ZeroPad2d((1, 1, 2, 0)), nn.ConstantPad1d(2, 3.5),
+      nn.ConstantPad2d((1, 0, 2, 0), 1), nn.ConstantPad3d(1, 0.), nn.ReflectionPad1d((1, 2)),
+      nn.ReflectionPad2d(2), nn.ReflectionPad3d(1), nn.ReplicationPad1d(3),
+      nn.ReplicationPad2d((1, 1, 0, 2)), nn.ReplicationPad3d(1), nn.ZeroPad3d(1))
+print(type(nn.ZeroPad2d(1)), nn.ZeroPad2d(1).value, nn.ReflectionPad2d([1, 2, 3, 4]).padding)
+x = torch.arange(12.).view(1, 1, 3, 4).requires_grad_()
+for m in [nn.ZeroPad2d((1, 1, 2, 0)), nn.ConstantPad2d(1, -1.5), nn.ReflectionPad2d((2, 1, 1, 2)),
+          nn.ReplicationPad2d((3, 0, 1, 1)), nn.ReflectionPad1d(2), nn.ReplicationPad1d((0, 2))]:
+    y = m(x)
+    (y * y).sum().backward()
+    print(y, graph(y.grad_fn), x.grad)
+    g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+    print(graph(g.grad_fn))
+    x.grad = None
+print(nn.Upsample(scale_factor=2), nn.Upsample(size=5, mode='bilinear'),
+      nn.Upsample(scale_factor=2.0, mode='bilinear', align_corners=True),
+      nn.UpsamplingNearest2d(scale_factor=2), nn.UpsamplingBilinear2d(size=(3, 4)),
+      nn.Upsample(size=(3, 4)), nn.Upsample(scale_factor=(2, 3)), type(nn.Upsample(size=2)))
+u = nn.Upsample(scale_factor=2)
+print(u.name, u.size, u.scale_factor, u.mode, u.align_corners, u.recompute_scale_factor)
+for m in [nn.Upsample(scale_factor=2), nn.Upsample(size=(4, 5), mode='bilinear'),
+          nn.UpsamplingBilinear2d(scale_factor=2), nn.UpsamplingNearest2d(size=5),
+          nn.Upsample(scale_factor=1.5, mode='nearest-exact')]:
+    y = m(x)
+    (y * y).sum().backward()
+    print(y, graph(y.grad_fn), x.grad)
+    g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+    print(graph(g.grad_fn))
+    x.grad = None
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always')
+    print(F.upsample(x, scale_factor=2).shape, F.upsample_nearest(x, size=5).shape,
+          F.upsample_bilinear(x, scale_factor=2))
+    print([(m.category.__name__, str(m.message)) for m in w])
+s = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.ReflectionPad2d(1), nn.Upsample(scale_factor=2))
+print(s, s(x).shape)
+"""
+
+
+def test_script_matches_pytorch(real_torch):
+    assert printed(SCRIPT, gtorch) == printed(SCRIPT, real_torch)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a: F.pad(a, (1, 2, 2, 1), mode="reflect"),
+        lambda a: F.pad(a, (2, 3, 0, 1), mode="replicate"),
+        lambda a: F.pad(a, (1, -1, 2, 0), value=0.5),
+        lambda a: F.interpolate(a, scale_factor=2),
+        lambda a: F.interpolate(a, scale_factor=1.7, mode="bilinear"),
+        lambda a: F.interpolate(a, size=(4, 6), mode="bilinear", align_corners=True),
+        lambda a: F.interpolate(a, scale_factor=0.7, mode="nearest-exact"),
+        lambda a: F.interpolate(a.flatten(2), size=9, mode="linear"),
+    ],
+)
+def test_gradients_by_finite_differences(fn):
+    x = gtorch.tensor(RNG.standard_normal((1, 2, 3, 4)), requires_grad=True)
+    assert gradcheck(fn, x)
+    assert gradgradcheck(fn, x)
