@@ -189,6 +189,8 @@ CASES = {
     "ReplicationPad3DBackward0": lambda: F.pad(
         _t(A(1, 2, 3, 3)), (1, 2, 0, 1, 1, 1), mode="replicate"
     ),
+    "PixelShuffleBackward0": lambda: F.pixel_shuffle(_t(A(1, 8, 2, 3)), 2),
+    "PixelUnshuffleBackward0": lambda: F.pixel_unshuffle(_t(A(1, 2, 4, 6)), 2),
     "UpsampleNearest1DBackward0": lambda: F.interpolate(_t(A(1, 2, 3)), scale_factor=2.5),
     "UpsampleNearest2DBackward0": lambda: F.interpolate(_t(A(1, 2, 3, 2)), size=(4, 5)),
     "UpsampleNearest3DBackward0": lambda: F.interpolate(_t(A(1, 1, 2, 2, 3)), scale_factor=2),

@@ -56,6 +56,7 @@ from gradshell.ops.nn import (
     tanh,
 )
 from gradshell.ops.padding import pad
+from gradshell.ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle
 from gradshell.ops.pooling import (
     adaptive_avg_pool2d,
     avg_pool2d,
@@ -132,4 +133,6 @@ __all__ = [
     "upsample",
     "upsample_bilinear",
     "upsample_nearest",
+    "pixel_shuffle",
+    "pixel_unshuffle",
 ]

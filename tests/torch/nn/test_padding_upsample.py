@@ -221,3 +221,67 @@ def test_gradients_by_finite_differences(fn):
     x = gtorch.tensor(RNG.standard_normal((1, 2, 3, 4)), requires_grad=True)
     assert gradcheck(fn, x)
     assert gradgradcheck(fn, x)
+
+
+# -- pixel_shuffle / pixel_unshuffle ------------------------------------------------------------
+@pytest.mark.parametrize(
+    "shape,r", [((1, 8, 2, 3), 2), ((2, 1, 9, 2, 2), 3), ((4, 2, 2), 2), ((3, 2, 2), 1)]
+)
+def test_pixel_shuffle_matches_pytorch(shape, r):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    check(lambda t, a: t.nn.functional.pixel_shuffle(a, r), x)
+    check(lambda t, a: t.nn.PixelShuffle(r)(a), x)
+    y = RNG.standard_normal(shape[:-2] + (shape[-2] * r, shape[-1] * r))
+    check(lambda t, a: t.nn.functional.pixel_unshuffle(a, r), y)
+    check(lambda t, a: t.nn.PixelUnshuffle(r)(a), y.astype(np.float32))
+
+
+SHUFFLE_ERRORS = [
+    (lambda t, x: t.nn.functional.pixel_shuffle(x[0], 2), (4, 2, 2)),
+    (lambda t, x: t.nn.functional.pixel_shuffle(x, 2), (5, 2, 2)),
+    (lambda t, x: t.nn.functional.pixel_shuffle(x, 0), (4, 2, 2)),
+    (lambda t, x: t.nn.functional.pixel_shuffle(x, -1), (4, 2, 2)),
+    (lambda t, x: t.nn.functional.pixel_shuffle(x, 2.0), (4, 2, 2)),
+    (lambda t, x: t.nn.functional.pixel_unshuffle(x[0], 2), (4, 2, 2)),
+    (lambda t, x: t.nn.functional.pixel_unshuffle(x, 2), (1, 3, 2)),
+    (lambda t, x: t.nn.functional.pixel_unshuffle(x, 2), (1, 2, 3)),
+    (lambda t, x: t.nn.functional.pixel_unshuffle(x, 0), (1, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(SHUFFLE_ERRORS)))
+def test_pixel_shuffle_errors_match_pytorch(i):
+    fn, shape = SHUFFLE_ERRORS[i]
+    check_error(fn, np.zeros(shape, np.float32))
+
+
+SHUFFLE_SCRIPT = """
+nn, F = torch.nn, torch.nn.functional
+def graph(f):
+    if f is None:
+        return None
+    return (f.name().split(':')[-1], [graph(g) for g, _ in f.next_functions])
+print(nn.PixelShuffle(2), nn.PixelUnshuffle(3), type(nn.PixelShuffle(2)))
+print(F.pixel_shuffle(torch.arange(16).view(4, 2, 2), 2))
+x = torch.arange(16.).view(1, 4, 2, 2).requires_grad_()
+y = nn.PixelShuffle(2)(x)
+(y * y).sum().backward()
+print(y, graph(y.grad_fn), x.grad)
+g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+print(graph(g.grad_fn))
+z = F.pixel_unshuffle(y, 2)
+print(z, graph(z.grad_fn))
+"""
+
+
+def test_pixel_shuffle_script_matches_pytorch(real_torch):
+    assert printed(SHUFFLE_SCRIPT, gtorch) == printed(SHUFFLE_SCRIPT, real_torch)
+
+
+def test_pixel_shuffle_gradients_by_finite_differences():
+    x = gtorch.tensor(RNG.standard_normal((2, 8, 2, 3)), requires_grad=True)
+    assert gradcheck(lambda a: F.pixel_shuffle(a, 2), x)
+    assert gradgradcheck(lambda a: F.pixel_shuffle(a, 2), x)
+    y = gtorch.tensor(RNG.standard_normal((2, 1, 4, 6)), requires_grad=True)
+    assert gradcheck(lambda a: F.pixel_unshuffle(a, 2), y)
+    assert gradgradcheck(lambda a: F.pixel_unshuffle(a, 2), y)

@@ -73,6 +73,7 @@ from gradshell.torch.nn.modules.padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from gradshell.torch.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from gradshell.torch.nn.modules.sparse import Embedding
 from gradshell.torch.nn.modules.upsampling import (
@@ -165,4 +166,6 @@ __all__ = [
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
 ]
