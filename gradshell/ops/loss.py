@@ -62,6 +62,54 @@ def _constant(data, dtype) -> Tensor:
 
 
 # -- kl_div -------------------------------------------------------------------------------------
+def _xlogy_array(a, b):
+    """a · log(b), 0 where a is 0 (unless b is NaN)."""
+    xp = array_module(a)
+    with np.errstate(all="ignore"):
+        return xp.where((a == 0) & ~xp.isnan(b), a.dtype.type(0), a * xp.log(b))
+
+
+class XlogyBackward0(Node):
+    """d (x log y): log y where x ≠ 0 (else 0) for x, x / y for y."""
+
+    def backward(self, g):
+        x, y = self.saved("self"), self.saved("other")
+        gx = gy = None
+        if self.needs[0]:
+            nonzero = (x != 0).detach().to(x.dtype)
+            gx = g * xlogy(nonzero, y)
+        if self.needs[1]:
+            gy = g * x / y
+        return gx, gy
+
+    def explain(self, c: Ctx) -> Formula:
+        x, y = c.saved("self"), c.saved("other")
+        xs, ys = c.sym(0), c.sym(1)
+        with np.errstate(all="ignore"):
+            lx = np.where(x != 0, np.log(y), 0.0)
+            ly = x / y
+        return Formula(
+            f"xlogy({xs}, {ys})",
+            [
+                Local(f"log {ys} where {xs} ≠ 0, else 0", lx) if needs(c, 0) else None,
+                Local(f"{xs}/{ys}", ly) if needs(c, 1) else None,
+            ],
+        )
+
+
+def xlogy(x: Tensor, y: Tensor) -> Tensor:
+    """x · log(y), 0 where x is 0: PyTorch's xlogy, as kl_div uses it (two tensors of one
+    dtype)."""
+    res = wrap(as_array(_xlogy_array(x._data, y._data)), x._dtype)
+    if needs_grad(x, y):
+        node = XlogyBackward0()
+        node.needs = (x._requires_grad, y._requires_grad)
+        node.save("self", x)
+        node.save("other", y)
+        record(node, (x, y), res)
+    return res
+
+
 def kl_div(
     input: Tensor,  # noqa: A002 - PyTorch's name
     target: Tensor,
@@ -87,17 +135,7 @@ def kl_div(
     if log_target:
         out = exp(t) * (t - x)
     else:
-        if t._requires_grad:
-            raise NotImplementedError(
-                "gradshell does not support torch.nn.functional.kl_div with a target that "
-                "requires grad yet (it needs torch.xlogy)"
-            )
-        td = t._data
-        xp = array_module(td)
-        with np.errstate(all="ignore"):
-            # xlogy(t, t): 0 where t is 0 (and NaN stays NaN)
-            xlogy = xp.where(td == 0, td.dtype.type(0), td * xp.log(td))
-        out = _constant(xlogy, t._dtype) - t * x
+        out = xlogy(t, t) - t * x
     reduced = _reduce(out, reduction)
     if batchmean and x.dim() != 0:
         # PyTorch divides by the batch size as a tensor (DivBackward0, no second edge)

@@ -10,7 +10,7 @@ import pytest
 
 from gradshell import torch as gtorch
 from gradshell.core.autograd import Node
-from gradshell.ops import conv, scalar
+from gradshell.ops import conv, loss, scalar
 from gradshell.ops.explanation import Ctx, sum_to
 from gradshell.viz.formulas import formula
 
@@ -176,6 +176,7 @@ CASES = {
     "SoftMarginLossBackward0": lambda: F.soft_margin_loss(
         _t(A(3, 4)), gtorch.tensor(np.sign(A(3, 4)))
     ),
+    "XlogyBackward0": lambda: loss.xlogy(_t(A(3, 4)), _t(A(3, 4, lo=0.1, hi=2))),
     "NormBackward1": lambda: F.pairwise_distance(_t(A(3, 4)), _t(A(3, 4))),
     "SubBackward1": lambda: scalar.sub_scalar(_t(A(2, 3)), 0.5),
     # padding and upsampling (ops/padding.py, ops/upsample.py)

@@ -102,7 +102,11 @@ def test_pairwise_distance(keepdim):
     check(lambda t, a, b: t.nn.functional.pairwise_distance(a, b, keepdim=keepdim), X, Y)
     check(lambda t, a, b: t.nn.functional.pairwise_distance(a, b, 1.0, 0.0, keepdim), X, Y[0])
     check(lambda t, a, b: t.nn.functional.pairwise_distance(a, b), X[0], Y[0])
-    check(lambda t, a, b: t.nn.functional.pairwise_distance(a, b), np.array(X[0, 0]), np.array(Y[0, 0]))
+    check(
+        lambda t, a, b: t.nn.functional.pairwise_distance(a, b),
+        np.array(X[0, 0]),
+        np.array(Y[0, 0]),
+    )
 
 
 ERRORS = [
@@ -127,10 +131,17 @@ def test_errors_match_pytorch(i):
     check_error(fn, *args)
 
 
-def test_kl_div_target_with_grad_says_it_is_not_supported():
-    x = gtorch.zeros(3, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="gradshell does not support"):
-        F.kl_div(x, gtorch.ones(3, requires_grad=True), reduction="sum")
+@pytest.mark.parametrize("reduction", ["none", "sum", "batchmean"])
+def test_kl_div_with_a_target_that_requires_grad(reduction):
+    # xlogy(target, target) then has a node (XlogyBackward0); a zero target gives NaN
+    fn = lambda t, x, p: t.nn.functional.kl_div(x, p, reduction=reduction)  # noqa: E731
+    check(fn, X, P)
+    check(fn, X.astype(np.float64), P.astype(np.float64))
+    rng = np.random.default_rng(8)
+    x = gtorch.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    p = gtorch.tensor(rng.uniform(0.2, 2.0, (3, 4)), requires_grad=True)
+    assert gradcheck(lambda a, b: fn(gtorch, a, b), x, p)
+    assert gradgradcheck(lambda a, b: fn(gtorch, a, b), x, p)
 
 
 SCRIPT = """
