@@ -27,6 +27,7 @@ from gradshell.ops.base import (
 from gradshell.ops.explanation import Ctx, Formula, Local, logistic, num, unary_formula, wrap_sym
 from gradshell.ops.inplace import apply_inplace, check_inplace, rebase
 from gradshell.ops.nn import EluBackward0, EluBackward1, elu_backward
+from gradshell.ops.registry import function, op
 from gradshell.ops.selection import where
 from gradshell.ops.shape import cat
 from gradshell.ops.unary import sigmoid, softplus, tanh, threshold_backward
@@ -104,6 +105,7 @@ class PreluKernelBackward0(Node):
         return Formula(f"prelu({xs}, {ws})", [lx, lw])
 
 
+@op("prelu", torch=("prelu",))
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     """x where x > 0, else weight · x, with one learned slope per channel (dim 1) or one
     shared slope."""
@@ -382,6 +384,7 @@ class HardshrinkBackward0(Node):
         )
 
 
+@op("hardshrink", torch=("hardshrink",))
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002 - PyTorch's name
     """x where |x| > lambda, else 0."""
     x = _input("hardshrink", input)
@@ -489,3 +492,53 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002 - PyTorch's name
         return a / (1 + xp.exp(-b))
 
     return _record(GluBackward0(), x, _elementwise(x, fwd), dim=dim)
+
+
+# -- their names in the torch namespace (without the functional forms' inplace flag) ----------
+_threshold_op = threshold  # (the torch forms' parameter `threshold` hides the function)
+
+
+def _torch_selu(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """torch.selu."""
+    return selu(input)
+
+
+def _torch_selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """torch.selu_: selu in place."""
+    return selu(input, inplace=True)
+
+
+def _torch_celu(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """torch.celu."""
+    return celu(input, alpha)
+
+
+def _torch_celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """torch.celu_: celu in place."""
+    return celu(input, alpha, inplace=True)
+
+
+def _torch_threshold(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """torch.threshold."""
+    return _threshold_op(input, threshold, value)
+
+
+def _torch_threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """torch.threshold_: threshold in place."""
+    return _threshold_op(input, threshold, value, inplace=True)
+
+
+selu_ = _torch_selu_
+celu_ = _torch_celu_
+threshold_ = _torch_threshold_
+
+for _name, _fn in (
+    ("selu", _torch_selu),
+    ("selu_", _torch_selu_),
+    ("celu", _torch_celu),
+    ("celu_", _torch_celu_),
+    ("threshold", _torch_threshold),
+    ("threshold_", _torch_threshold_),
+):
+    _fn.__name__ = _name
+    function(_name, _fn)

@@ -35,6 +35,7 @@ from gradshell.ops.nn import (
     _unreduce,
 )
 from gradshell.ops.reduction import LinalgVectorNormBackward0
+from gradshell.ops.registry import op
 from gradshell.ops.scalar import add_scalar, sub_scalar
 from gradshell.ops.selection import where
 from gradshell.ops.summation import torch_vector_norm
@@ -350,6 +351,7 @@ def _norm_over(x: Tensor, p: float, dim: int | None, keepdim: bool) -> Tensor:
     return res
 
 
+@op(torch=("pairwise_distance",))
 def pairwise_distance(
     x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Tensor:

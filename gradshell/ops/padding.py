@@ -23,6 +23,7 @@ from gradshell.ops.base import (
 )
 from gradshell.ops.explanation import Ctx, Formula, Local
 from gradshell.ops.fused import FusedBackward, fused
+from gradshell.ops.registry import op
 
 __all__ = ["constant_pad_nd", "pad"]
 
@@ -76,6 +77,7 @@ class ConstantPadNdBackward0(Node):
         )
 
 
+@op(torch=("constant_pad_nd",))
 def constant_pad_nd(x: Tensor, pad: tuple, value=0) -> Tensor:
     """x padded by `pad` (negative amounts crop) with `value`: PyTorch's constant_pad_nd."""
     if value is None:

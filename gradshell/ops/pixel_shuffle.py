@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gradshell.ops.base import Node, Tensor, as_array, needs_grad, record, wrap
 from gradshell.ops.explanation import Ctx, Formula, Local
+from gradshell.ops.registry import op
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle"]
 
@@ -84,6 +85,7 @@ def _check(name: str, x: Tensor, factor, what: str) -> None:
         raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
 
 
+@op(torch=("pixel_shuffle",))
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     """(*, C·r², H, W) → (*, C, H·r, W·r)."""
     x = input
@@ -103,6 +105,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     return res
 
 
+@op(torch=("pixel_unshuffle",))
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
     """(*, C, H·r, W·r) → (*, C·r², H, W)."""
     x = input

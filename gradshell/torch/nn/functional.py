@@ -3,6 +3,7 @@ gradshell.ops.nn, where each op's forward, backward node and errors live)."""
 
 from gradshell.ops.activation import (
     celu,
+    celu_,
     glu,
     hardshrink,
     hardsigmoid,
@@ -11,9 +12,11 @@ from gradshell.ops.activation import (
     mish,
     prelu,
     selu,
+    selu_,
     softshrink,
     tanhshrink,
     threshold,
+    threshold_,
 )
 from gradshell.ops.batchnorm import batch_norm
 from gradshell.ops.clamping import hardtanh, relu6
@@ -115,6 +118,9 @@ __all__ = [
     "softshrink",
     "tanhshrink",
     "threshold",
+    "celu_",
+    "selu_",
+    "threshold_",
     # more losses
     "cosine_embedding_loss",
     "huber_loss",

@@ -150,3 +150,25 @@ def test_prelu_weight_gradients_by_finite_differences():
     w = gtorch.tensor([0.3, -0.4, 1.2], dtype=gtorch.float64, requires_grad=True)
     assert gradcheck(F.prelu, x, w)
     assert gradgradcheck(F.prelu, x, w)
+
+
+TORCH_FORMS = {
+    "torch.selu": lambda t, x: t.selu(x),
+    "torch.selu_": lambda t, x: t.selu_(x * 1),
+    "torch.celu": lambda t, x: t.celu(x, 0.5),
+    "torch.celu_": lambda t, x: t.celu_(x * 1),
+    "torch.threshold": lambda t, x: t.threshold(x, 0.2, 5.0),
+    "torch.threshold_": lambda t, x: t.threshold_(x * 1, 0.2, 5.0),
+    "F.selu_": lambda t, x: t.nn.functional.selu_(x * 1),
+    "F.celu_": lambda t, x: t.nn.functional.celu_(x * 1, 2.0),
+    "F.threshold_": lambda t, x: t.nn.functional.threshold_(x * 1, 0.2, 5.0),
+    "torch.hardshrink": lambda t, x: t.hardshrink(x, 0.8),
+    "Tensor.hardshrink": lambda t, x: x.hardshrink(),
+    "torch.prelu": lambda t, x: t.prelu(x, t.tensor([0.1, 0.2, 0.3, 0.4])),
+    "Tensor.prelu": lambda t, x: x.prelu(t.tensor([0.3])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_FORMS))
+def test_torch_namespace_forms_match_pytorch(name):
+    check(TORCH_FORMS[name], X2[:, :4])

@@ -223,3 +223,7 @@ def test_gradients_by_finite_differences(name, reduction):
     ]
     assert gradcheck(f, *inputs)
     assert gradgradcheck(f, *inputs)
+
+
+def test_torch_pairwise_distance_matches_pytorch():
+    check(lambda t, a, b: t.pairwise_distance(a, b, 3.0, 1e-3, True), X, Y)

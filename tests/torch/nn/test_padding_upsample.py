@@ -285,3 +285,9 @@ def test_pixel_shuffle_gradients_by_finite_differences():
     y = gtorch.tensor(RNG.standard_normal((2, 1, 4, 6)), requires_grad=True)
     assert gradcheck(lambda a: F.pixel_unshuffle(a, 2), y)
     assert gradgradcheck(lambda a: F.pixel_unshuffle(a, 2), y)
+
+
+def test_torch_namespace_forms_match_pytorch():
+    check(lambda t, a: t.constant_pad_nd(a, (1, -1, 0, 2), 1.5), X4)
+    check(lambda t, a: t.pixel_shuffle(a, 2), X4.reshape(1, 8, 1, 3))
+    check(lambda t, a: t.pixel_unshuffle(a, 2), X4.reshape(2, 1, 2, 6))
