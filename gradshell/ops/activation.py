@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradshell.core import grad_mode
 from gradshell.core.gradients import sum_to_size
 from gradshell.ops.base import (
     FLOAT,
@@ -70,6 +71,17 @@ def _elementwise(x: Tensor, fwd) -> Tensor:
     d = opmath(x._data)
     r = fwd(d, array_module(d))
     return wrap(as_array(np.asarray(r).astype(x._dtype.np, copy=False)), x._dtype)
+
+
+def _plain_backward(g: Tensor, x: Tensor, formula) -> Tensor | None:
+    """The gradient `formula(g, x, xp)` computed on the arrays, in float32 for float16 (as
+    PyTorch's fused backward kernels do) and rounded once; None when the backward itself
+    is being differentiated (create_graph), where the tensor-op formula must run."""
+    if grad_mode.state.enabled:
+        return None
+    gd, xd = opmath(g._data), opmath(x._data)
+    r = formula(gd, xd.astype(gd.dtype, copy=False), array_module(gd))
+    return wrap(as_array(np.asarray(r).astype(g._dtype.np, copy=False)), g._dtype)
 
 
 def _record(node: Node, x: Tensor, res: Tensor, **attrs) -> Tensor:
@@ -232,11 +244,20 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
 
 
 # -- smooth gates: mish, logsigmoid -------------------------------------------------------------
+def _mish_grad(g, x, xp):
+    s = 1 / (1 + xp.exp(-x))
+    t = xp.tanh(xp.log1p(xp.exp(x)))
+    return g * (t + x * s * (1 - t * t))
+
+
 class MishBackward0(Node):
     """d (x tanh(softplus(x))) = tanh(sp) + x σ(x) (1 − tanh(sp)²)."""
 
     def backward(self, g):
         x = self.saved("self")
+        plain = _plain_backward(g, x, _mish_grad)
+        if plain is not None:
+            return (plain,)
         t = tanh(softplus(x))
         return (g * (t + x * sigmoid(x) * (1 - t * t)),)
 
@@ -259,11 +280,23 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorc
     return _record(MishBackward0(), x, res)
 
 
+def _logsigmoid_grad(g, x, xp, dt):
+    # exp(−|x|) is the buffer PyTorch's forward keeps, in the input's dtype
+    z = xp.exp(-xp.abs(x)).astype(dt).astype(x.dtype)
+    neg = x < 0
+    return g * (xp.where(neg, 1, 0) - xp.where(neg, 1, -1) * (z / (1 + z)))
+
+
 class LogSigmoidBackward0(Node):
     """d log σ(x) = 1 − σ(x) = σ(−x)."""
 
     def backward(self, g):
-        return (g * sigmoid(-self.saved("self")),)
+        x = self.saved("self")
+        dt = x._dtype.np
+        plain = _plain_backward(g, x, lambda g, x, xp: _logsigmoid_grad(g, x, xp, dt))
+        if plain is not None:
+            return (plain,)
+        return (g * sigmoid(-x),)
 
     explain = unary_formula("logsigmoid", "σ(−{x})", lambda c: logistic(-c.saved("self")))
 
@@ -277,11 +310,19 @@ def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
 
 
 # -- piecewise-linear gates: hardswish, hardsigmoid ---------------------------------------------
+def _hardswish_grad(g, x, xp):
+    t = x.dtype.type
+    return xp.where(x <= -3, t(0), xp.where(x < 3, g * (x / t(3) + t(0.5)), g))
+
+
 class HardswishBackward0(Node):
     """d hardswish: 0 for x ≤ −3, x/3 + 1/2 for −3 < x < 3, 1 for x ≥ 3."""
 
     def backward(self, g):
         x = self.saved("self")
+        plain = _plain_backward(g, x, _hardswish_grad)
+        if plain is not None:
+            return (plain,)
         low = (x <= -3).detach()
         mid = (x < 3).detach()
         return (where(low, 0.0, where(mid, g * (x / 3 + 0.5), g)),)
@@ -456,10 +497,23 @@ class GluBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        half = x.shape[self.dim] // 2
-        a, b = x.narrow(self.dim, 0, half), x.narrow(self.dim, half, half)
+        dim = self.dim
+        half = x.shape[dim] // 2
+
+        dt = x._dtype.np
+
+        def grad(g, x, xp):
+            a, b = xp.split(x, [half], axis=dim)
+            # PyTorch's kernel rounds σ(b) to the input's dtype first
+            s = (1 / (1 + xp.exp(-b))).astype(dt).astype(b.dtype)
+            return xp.concatenate([g * s, g * a * s * (1 - s)], axis=dim)
+
+        plain = _plain_backward(g, x, grad)
+        if plain is not None:
+            return (plain,)
+        a, b = x.narrow(dim, 0, half), x.narrow(dim, half, half)
         s = sigmoid(b)
-        return (cat([g * s, g * a * s * (1 - s)], self.dim),)
+        return (cat([g * s, g * a * s * (1 - s)], dim),)
 
     def explain(self, c: Ctx) -> Formula:
         x, dim = c.saved("self"), c.attr("dim")

@@ -40,6 +40,8 @@ class NativeGroupNormBackward0(Node):
             raise RuntimeError("tensor does not have a device")
         n, c, groups = self.N, self.C, self.group
         shape = tuple(x.shape)
+        if not grad_mode.state.enabled:
+            return self._plain(g, x, w)
         grouped = (n, groups, -1)
         per_channel = (1, c) + (1,) * (len(shape) - 2)
         xg = x.reshape(grouped)
@@ -65,6 +67,46 @@ class NativeGroupNormBackward0(Node):
             gw = (g * xhat).sum(batch_axes)
         if need_b:
             gb = g.sum(batch_axes)
+        return gx, gw, gb
+
+    def _plain(self, g: Tensor, x: Tensor, w):
+        """The gradients on the arrays (float16 in float32), each rounded once, from the
+        saved statistics: per group, dx = rstd·w·dy + c2·x + c3 with
+        c2 = (Σw·dy · mean − Σw·dy·x) · rstd³ / m and c3 = −c2 · mean − Σw·dy · rstd / m."""
+        d = x._data
+        xp = array_module(d)
+        work = xp.float32 if d.dtype == xp.float16 else d.dtype.type
+        n, c, groups = self.N, self.C, self.group
+        per = c // groups
+        m = per * self.HxW
+        xc = d.astype(work).reshape(n, c, -1)
+        gd = g._data.astype(work).reshape(n, c, -1)
+        mean = self.saved("result1")._data.astype(work).reshape(n, groups, 1)
+        rstd = self.saved("result2")._data.astype(work).reshape(n, groups, 1)
+        ds = (gd * xc).sum(axis=2)  # (n, c)
+        db = gd.sum(axis=2)
+        wc = w._data.astype(work) if w is not None else xp.ones(c, work)
+        need_x, need_w, need_b = self.needs
+        gx = gw = gb = None
+        if need_x:
+            dsg = (ds * wc).reshape(n, groups, per).sum(axis=2, keepdims=True)
+            dbg = (db * wc).reshape(n, groups, per).sum(axis=2, keepdims=True)
+            c2 = (dbg * mean - dsg) * rstd * rstd * rstd / work(m)
+            c3 = -c2 * mean - dbg * rstd / work(m)
+            c1 = (rstd * wc.reshape(groups, per)).reshape(n, c, 1) if w is not None else None
+            scale = c1 if c1 is not None else xp.repeat(rstd, per, axis=1)
+            c2c = xp.repeat(c2, per, axis=1)
+            c3c = xp.repeat(c3, per, axis=1)
+            r = scale * gd + c2c * xc + c3c
+            gx = wrap(as_array(r.reshape(d.shape).astype(d.dtype)), x._dtype)
+        if need_w or need_b:
+            mc = xp.repeat(mean, per, axis=1).reshape(n, c)
+            rc = xp.repeat(rstd, per, axis=1).reshape(n, c)
+        if need_w:
+            r = ((ds - db * mc) * rc).sum(axis=0)
+            gw = wrap(as_array(r.astype(w._data.dtype)), w._dtype)
+        if need_b:
+            gb = wrap(as_array(db.sum(axis=0).astype(self.bias_dtype.np)), self.bias_dtype)
         return gx, gw, gb
 
 
@@ -129,20 +171,24 @@ def group_norm(
     else:  # empty groups: PyTorch's statistics are 0 and rstd 1/sqrt(eps)
         mean64 = xp.zeros((n, num_groups, 1))
         var = xp.zeros((n, num_groups, 1))
-    mean = mean64.astype(dt)
-    rstd = (1.0 / xp.sqrt(var + eps)).astype(dt)
-    r = ((grouped - mean) * rstd).reshape(d.shape)
+    # float16 is normalised in float32 and rounded once, as PyTorch's kernel does
+    work = xp.float32 if dt == xp.float16 else dt
+    mean = mean64.astype(work)
+    rstd = (1.0 / xp.sqrt(var + eps)).astype(work)
+    r = ((grouped.astype(work) - mean) * rstd).reshape(d.shape)
     per_channel = (1, c) + (1,) * (d.ndim - 2)
     if weight is not None:
-        r = r * weight._data.reshape(per_channel)
+        r = r * weight._data.reshape(per_channel).astype(work)
     if bias is not None:
-        r = r + bias._data.reshape(per_channel)
+        r = r + bias._data.reshape(per_channel).astype(work)
     res = wrap(as_array(r.astype(dt, copy=False)), x._dtype)
+    mean, rstd = mean.astype(dt), rstd.astype(dt)
     if needs_grad(x, weight, bias):
         node = NativeGroupNormBackward0()
         node.N, node.C, node.group, node.eps = n, c, num_groups, eps
         node.HxW = math.prod(d.shape[2:])
         node.has_weight = weight is not None
+        node.bias_dtype = bias._dtype if bias is not None else x._dtype
         node.needs = (
             x._requires_grad,
             weight is not None and weight._requires_grad,

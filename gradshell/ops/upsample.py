@@ -92,6 +92,8 @@ def _resize_back(g, in_shape: tuple, plans: list):
     weights, added to the positions it read."""
     xp = array_module(g)
     k = len(plans)
+    out_dtype = g.dtype
+    g = g.astype(np.float32) if g.dtype == np.float16 else g  # summed in float32
     for j in range(k):
         axis = g.ndim - k + j
         idx, wts = plans[j]
@@ -100,7 +102,7 @@ def _resize_back(g, in_shape: tuple, plans: list):
         for i, w in zip(idx, wts, strict=True):
             np.add.at(out, (Ellipsis, i), moved * w.astype(g.dtype, copy=False))
         g = xp.moveaxis(out, -1, axis)
-    return g
+    return g.astype(out_dtype, copy=False)
 
 
 class _UpsampleBackwardBackward(FusedBackward):

@@ -145,3 +145,21 @@ def test_instance_norm_gradients_by_finite_differences():
     b = gtorch.tensor(rng.standard_normal(3), requires_grad=True)
     assert gradcheck(lambda a, c, d: F.instance_norm(a, weight=c, bias=d), x, w, b)
     assert gradgradcheck(lambda a, c, d: F.instance_norm(a, weight=c, bias=d), x, w, b)
+
+
+FLOAT16 = """
+F = torch.nn.functional
+torch.manual_seed(0)
+x = torch.randn(2, 4, 3).half().requires_grad_()
+w = torch.randn(4).half().requires_grad_()
+b = torch.randn(4).half().requires_grad_()
+y = F.group_norm(x, 2, w, b)
+(y * torch.arange(3.).half()).sum().backward()
+print(y, x.grad, w.grad, b.grad)
+print(F.group_norm(x, 4))
+"""
+
+
+def test_group_norm_float16_matches_pytorch(real_torch):
+    # computed in float32 and rounded once, as PyTorch's kernels do
+    assert printed(FLOAT16, gtorch) == printed(FLOAT16, real_torch)
