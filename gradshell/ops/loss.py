@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from gradshell.core import dtypes
+from gradshell.core import dtypes, grad_mode
 from gradshell.ops.base import (
     FLOAT,
     Node,
@@ -214,8 +214,23 @@ class SoftMarginLossBackward0(Node):
 
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
+        if not grad_mode.state.enabled:
+            return (self._plain(g, x, t),)
         g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
         return (g * -t * sigmoid(-(t * x)),)
+
+    def _plain(self, g: Tensor, x: Tensor, t: Tensor) -> Tensor:
+        """PyTorch's kernel, op for op in the input's dtype: z = exp(−t x), then
+        t z · (−norm) / (1 + z) · grad."""
+        xd, td = x._data, t._data
+        dt = xd.dtype
+        z = np.exp(-td * xd).astype(dt)
+        norm = 1.0 / xd.size if self.reduction == "mean" and xd.size else 1.0
+        scale = np.float64(-norm).astype(np.float32 if dt == np.float16 else dt)
+        r = ((td * z).astype(scale.dtype) * scale).astype(dt)
+        r = (r / (z + dt.type(1))).astype(dt)
+        r = (r * g._data).astype(dt)
+        return wrap(as_array(r), x._dtype)
 
     def explain(self, c: Ctx) -> Formula:
         x, t = c.saved("self"), c.saved("target")

@@ -227,3 +227,22 @@ def test_gradients_by_finite_differences(name, reduction):
 
 def test_torch_pairwise_distance_matches_pytorch():
     check(lambda t, a, b: t.pairwise_distance(a, b, 3.0, 1e-3, True), X, Y)
+
+
+FLOAT16 = """
+F = torch.nn.functional
+x = torch.linspace(-3, 3, 12).view(3, 4).half().requires_grad_()
+t = torch.linspace(2, -1, 12).view(3, 4).half()
+for f in [lambda a: F.huber_loss(a, t), lambda a: F.huber_loss(a, t, reduction='none', delta=0.5),
+          lambda a: F.soft_margin_loss(a, t.sign()), lambda a: F.soft_margin_loss(a, t.sign(), reduction='sum'),
+          lambda a: F.kl_div(a, t.abs(), reduction='batchmean'), lambda a: F.margin_ranking_loss(a, t, t.sign()),
+          lambda a: F.triplet_margin_loss(a, t, t * 2), lambda a: F.pairwise_distance(a, t)]:
+    y = f(x)
+    y.backward(torch.ones_like(y))
+    print(y, x.grad)
+    x.grad = None
+"""
+
+
+def test_float16_matches_pytorch_to_the_last_bit(real_torch):
+    assert printed(FLOAT16, gtorch) == printed(FLOAT16, real_torch)
