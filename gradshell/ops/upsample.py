@@ -1,7 +1,7 @@
 """torch.nn.functional.interpolate: resizing the spatial dimensions of (N, C, ...) input
 by nearest neighbours ('nearest', 'nearest-exact') or by linear interpolation along each
-spatial dimension ('linear', 'bilinear', 'trilinear', with or without align_corners),
-with PyTorch's nodes (UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...) and
+spatial dimension ('linear', 'bilinear', 'trilinear', with or without align_corners), or
+by averaging ('area' of images, which is adaptive average pooling), with PyTorch's nodes (UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...) and
 its errors.
 
 Each spatial dimension is resized on its own: every output position reads one input
@@ -32,6 +32,7 @@ from gradshell.ops.base import (
 )
 from gradshell.ops.explanation import Ctx, Formula, Local
 from gradshell.ops.fused import FusedBackward, fused
+from gradshell.ops.pooling import adaptive_avg_pool2d
 
 __all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
 
@@ -398,6 +399,9 @@ def interpolate(
     elif mode in ("linear", "bilinear", "trilinear"):
         needs = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
         raise NotImplementedError(f"Got {x.dim()}D input, but {mode} mode needs {needs}D input")
+    elif mode == "area" and k == 2:
+        # PyTorch's 'area' is adaptive average pooling to the output size
+        return adaptive_avg_pool2d(x, out_size)
     elif mode in ("bicubic", "area", "lanczos") and k in (1, 2, 3):
         raise NotImplementedError(
             f"gradshell does not support torch.nn.functional.interpolate(mode={mode!r}) yet"

@@ -108,6 +108,8 @@ UPSAMPLES = [
     (X3, dict(scale_factor=1.3, mode="nearest-exact")),
     (X5, dict(scale_factor=2, mode="trilinear")),
     (X5, dict(size=(2, 3, 5))),
+    (X4, dict(size=(2, 3), mode="area")),
+    (X4, dict(scale_factor=0.5, mode="area")),
 ]
 
 
@@ -149,9 +151,10 @@ def test_unsupported_modes_say_so():
     for kw in (dict(mode="circular"),):
         with pytest.raises(NotImplementedError, match="gradshell does not support"):
             F.pad(x, (1, 1), **kw)
-    for mode in ("bicubic", "area"):
-        with pytest.raises(NotImplementedError, match="gradshell does not support"):
-            F.interpolate(x, scale_factor=2, mode=mode)
+    with pytest.raises(NotImplementedError, match="gradshell does not support"):
+        F.interpolate(x, scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="gradshell does not support"):
+        F.interpolate(x[0], scale_factor=2, mode="area")
 
 
 SCRIPT = """
