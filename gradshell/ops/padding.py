@@ -292,6 +292,16 @@ def _check_copy_padding(x: Tensor, pad: tuple, mode: str) -> None:
             f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size "
             f"and other non-zero dimensions for input, but got: {shape}"
         )
+    out = list(shape)
+    for back, before, after in _pairs(pad):
+        out[nd - back] = shape[nd - back] + before + after
+    if k == 1 and out[-1] < 1:
+        raise RuntimeError(f"input (W: {shape[-1]}) is too small. Calculated output W: {out[-1]}")
+    if any(s < 0 for s in out):
+        if mode == "reflect" and k == 2:  # PyTorch's 2-d reflection kernel says this
+            raise RuntimeError("numel: integer multiplication overflow")
+        first = next(s for s in out if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {first}: {out}")
     if mode == "reflect":
         for j, (back, before, after) in enumerate(_pairs(pad)):
             axis = nd - back

@@ -75,6 +75,21 @@ def _axis_plan(acc, mode: str, in_size: int, out_size: int, scale, align_corners
     return [i0, i1], [(acc(1) - l1).astype(acc), l1]
 
 
+def _shortcut_plan(mode: str, in_size: int, out_size: int, plan):
+    """PyTorch's 'nearest' shortcut: output o reads input o when the sizes agree and o // 2
+    when the output is twice the input, whatever the scale factor. Its backward always
+    takes it, its forward only for images (1-d and 3-d forwards use the scale), so the
+    two can disagree."""
+    if mode != "nearest":
+        return plan
+    dst = np.arange(out_size)
+    if out_size == in_size:
+        return [dst], plan[1]
+    if out_size == 2 * in_size:
+        return [dst // 2], plan[1]
+    return plan
+
+
 def _resize(d, plans: list):
     """Apply each dimension's plan, the last spatial dimension first (so that the outer
     dimension's blend is the last one, as in PyTorch's kernels)."""
@@ -297,11 +312,16 @@ def _upsampled(x: Tensor, params: tuple) -> Tensor:
         _axis_plan(acc, mode, i, o, s, align_corners)
         for i, o, s in zip(in_spatial, out_size, scales, strict=True)
     ]
+    back = [
+        _shortcut_plan(mode, i, o, p) for i, o, p in zip(in_spatial, out_size, plans, strict=True)
+    ]
+    if k == 2:
+        plans = back
     r = _resize(d.astype(acc, copy=False), plans).astype(d.dtype, copy=False)
     res = wrap(as_array(r), x._dtype)
     if needs_grad(x):
         node = _NODES[mode, k]()
-        node.params, node.plans, node.in_shape = params, plans, tuple(d.shape)
+        node.params, node.plans, node.in_shape = params, back, tuple(d.shape)
         record(node, (x,), res)
     return res
 

@@ -25,6 +25,8 @@ PADS = [
     (X3, (1, 2)),
     (X3, (0, 0)),
     (X3, (-1, 3)),
+    (X3, (-2, -2)),
+    (X4, (-2, -2, 0, 1)),
     (X3[0], (2, 1)),
     (X4, (1, 1, 2, 0)),
     (X4, (2, 3, 1, 2)),
@@ -74,6 +76,11 @@ PAD_ERRORS = [
     lambda t, x: t.nn.functional.pad(x.view(2, 3, 5, 1), (1, 0, 1, 1), mode="reflect"),
     lambda t, x: t.nn.functional.pad(x.view(1, 2, 3, 5, 1), (0, 0, 1, 1, 3, 0), mode="reflect"),
     lambda t, x: t.nn.functional.pad(x, (-3, -3)),
+    lambda t, x: t.nn.functional.pad(x, (-3, -2), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x, (-3, -3), mode="replicate"),
+    lambda t, x: t.nn.functional.pad(x.view(1, 2, 3, 5), (0, 0, -2, -2), mode="reflect"),
+    lambda t, x: t.nn.functional.pad(x.view(1, 2, 3, 5), (-3, -3, 0, 0), mode="replicate"),
+    lambda t, x: t.nn.functional.pad(x.view(1, 2, 3, 5, 1), (0, 0, -3, -3, 0, 0), mode="reflect"),
     lambda t, x: t.nn.functional.pad(x, (1, 1), mode="bogus"),
     lambda t, x: t.nn.functional.pad(x[0, 0], (1, 1), mode="reflect"),
     lambda t, x: t.nn.functional.pad(x[0], (1, 1, 1, 1), mode="replicate"),
@@ -108,6 +115,12 @@ UPSAMPLES = [
     (X3, dict(scale_factor=1.3, mode="nearest-exact")),
     (X5, dict(scale_factor=2, mode="trilinear")),
     (X5, dict(size=(2, 3, 5))),
+    # PyTorch's nearest backward maps output o to input o (same size) or o // 2 (twice
+    # the size) whatever the scale factor, unlike its forward
+    (X3, dict(scale_factor=1.1)),
+    (X3, dict(scale_factor=2.1)),
+    (X4, dict(scale_factor=(1.2, 2.1))),
+    (X3, dict(scale_factor=2.1, mode="nearest-exact")),
     (X4, dict(size=(2, 3), mode="area")),
     (X4, dict(scale_factor=0.5, mode="area")),
 ]
