@@ -259,7 +259,11 @@ def soft_margin_loss(
             "The function 'soft_margin_loss' is not differentiable with respect to argument "
             "'target'. This input cannot have requires_grad True."
         )
-    x, t = _broadcast_pair(x, t)
+    bx, t = _broadcast_pair(x, t)
+    if bx._data.shape != x._data.shape:  # only the target broadcasts, to the input's shape
+        raise RuntimeError(
+            f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(bx.shape)}"
+        )
     dt = x._dtype
     wide = dtypes.result_type(x, t)
     xp = array_module(x._data)

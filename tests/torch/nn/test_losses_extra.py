@@ -87,6 +87,13 @@ def test_matches_pytorch(name, reduction):
     check(lambda t, *a: fn(t, *a, reduction), *wide)
 
 
+def test_broadcast_targets_match_pytorch():
+    check(lambda t, x, y: t.nn.functional.soft_margin_loss(x, y), X, Arg(SIGNS[0], False))
+    check(lambda t, x, y: t.nn.functional.huber_loss(x, y), X[0], Y)
+    check(lambda t, x, y: t.nn.functional.huber_loss(x, y, reduction="sum"), X, Y[0])
+    check(lambda t, x, p: t.nn.functional.kl_div(x, p, reduction="sum"), X[0], Arg(P, False))
+
+
 def test_kl_div_batchmean_and_unbatched():
     fn = lambda t, x, p: t.nn.functional.kl_div(x, p, reduction="batchmean")  # noqa: E731
     check(fn, X, Arg(P, False))
@@ -113,6 +120,7 @@ ERRORS = [
     (lambda t, x, y: t.nn.functional.huber_loss(x, y, delta=0), X, Y),
     (lambda t, x, y: t.nn.functional.huber_loss(x, y, delta=-1), X, Y),
     (lambda t, x, y: t.nn.functional.soft_margin_loss(x, y), X, Y),
+    (lambda t, x, y: t.nn.functional.soft_margin_loss(x[0], y.detach().sign()), X, Y),
     (lambda t, x, y: t.nn.functional.kl_div(x, y, reduction="bad"), X, Y),
     (lambda t, x, y: t.nn.functional.kl_div(x, y), X, np.ones((3, 5), np.int64)),
     (lambda t, x, y: t.nn.functional.margin_ranking_loss(x, y, t.ones(5)), X, Y),
