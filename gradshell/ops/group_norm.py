@@ -42,7 +42,7 @@ class NativeGroupNormBackward0(Node):
         shape = tuple(x.shape)
         if not grad_mode.state.enabled:
             return self._plain(g, x, w)
-        grouped = (n, groups, -1)
+        grouped = (n, groups, (c // groups) * self.HxW)  # (explicit: n may be 0)
         per_channel = (1, c) + (1,) * (len(shape) - 2)
         xg = x.reshape(grouped)
         if grad_mode.state.enabled:
@@ -79,8 +79,8 @@ class NativeGroupNormBackward0(Node):
         n, c, groups = self.N, self.C, self.group
         per = c // groups
         m = per * self.HxW
-        xc = d.astype(work).reshape(n, c, -1)
-        gd = g._data.astype(work).reshape(n, c, -1)
+        xc = d.astype(work).reshape(n, c, self.HxW)
+        gd = g._data.astype(work).reshape(n, c, self.HxW)
         mean = self.saved("result1")._data.astype(work).reshape(n, groups, 1)
         rstd = self.saved("result2")._data.astype(work).reshape(n, groups, 1)
         ds = (gd * xc).sum(axis=2)  # (n, c)
@@ -163,7 +163,7 @@ def group_norm(
     xp = array_module(d)
     dt = d.dtype
     n, c = d.shape[0], d.shape[1]
-    grouped = d.reshape(n, num_groups, -1)
+    grouped = d.reshape(n, num_groups, (c // num_groups) * math.prod(d.shape[2:]))
     wide = grouped.astype(xp.float64)
     if wide.shape[2]:
         mean64 = wide.mean(axis=2, keepdims=True)

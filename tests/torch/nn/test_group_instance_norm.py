@@ -32,6 +32,10 @@ def test_group_norm_matches_pytorch(groups):
         check(lambda t, x, w: t.nn.functional.group_norm(x, groups, w), X3[:, :, 0], W6)
 
 
+def test_group_norm_of_an_empty_batch_matches_pytorch():
+    check(lambda t, x, w, b: t.nn.functional.group_norm(x[:0], 2, w, b), X4, W4, B4)
+
+
 def test_group_norm_on_images_matches_pytorch():
     check(lambda t, x, w, b: t.nn.functional.group_norm(x, 2, w, b), X4, W4, B4)
     # a bias without a weight: PyTorch's backward fails, and so does ours
