@@ -12,6 +12,7 @@ import numpy as _np
 from gradshell.core import gradients as _gradients
 from gradshell.core import tensor as _tensor
 from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
+    activation,
     adaptive_max_pool,
     arithmetic,
     attention,
@@ -30,7 +31,10 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     inverse,
     layer_norm,
     linalg,
+    loss,
     nn,
+    padding,
+    pixel_shuffle,
     pooling,
     pooling1d,
     reduction,

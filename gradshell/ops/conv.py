@@ -24,11 +24,7 @@ from gradshell.ops.base import (
     record,
     wrap,
 )
-from gradshell.ops.explanation import (
-    Ctx,
-    Formula,
-    Local,
-)
+from gradshell.ops.padding import constant_pad_nd
 
 __all__ = ["conv1d", "conv2d", "pair", "conv_output_size"]
 
@@ -419,33 +415,9 @@ def _pads(padding, stride, dil, kernel) -> tuple:
     return (padding[0], padding[0], padding[1], padding[1])
 
 
-class ConstantPadNdBackward0(Node):
-    """d constant_pad_nd: the gradient without the padded rows and columns."""
-
-    def backward(self, g):
-        return (g[self.crop],)
-
-    def explain(self, c: Ctx) -> Formula:
-        crop = c.attr("crop")
-        return Formula(
-            f"pad({c.sym(0)})",
-            [Local("grad without the padding", kind="map", apply=lambda g: g[crop])],
-        )
-
-
 def _pad_end(x: Tensor, bottom: int, right: int, nd: int) -> Tensor:
     """x zero-padded by `bottom` rows (2-d only) and `right` columns at the end."""
-    xp = array_module(x._data)
-    widths = [(0, 0)] * x._data.ndim
-    if nd == 2:
-        widths[-2] = (0, bottom)
-    widths[-1] = (0, right)
-    res = wrap(as_array(xp.pad(x._data, widths)), x._dtype)
-    if needs_grad(x):
-        node = ConstantPadNdBackward0()
-        node.crop = tuple(slice(0, n) for n in x._data.shape)
-        record(node, (x,), res)
-    return res
+    return constant_pad_nd(x, (0, right, 0, bottom) if nd == 2 else (0, right), 0)
 
 
 def _single(value, name: str = "") -> int:

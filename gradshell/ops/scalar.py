@@ -132,3 +132,22 @@ def add_scalar(self: Tensor, other) -> Tensor:
     if needs_grad(self):
         record(AddBackward1(), (self,), res)
     return res
+
+
+class SubBackward1(Node):
+    """Subtracting a number inside a composite op (sub.Scalar): the gradient passes through."""
+
+    def backward(self, g):
+        return (g,)
+
+    def explain(self, c: Ctx) -> Formula:
+        return Formula(f"{c.sym(0)} − c", [const(1)])
+
+
+def sub_scalar(self: Tensor, other) -> Tensor:
+    """self - other for a Python number, recorded as PyTorch's internal sub.Scalar
+    (SubBackward1)."""
+    res = _apply("subtract", self, other)
+    if needs_grad(self):
+        record(SubBackward1(), (self,), res)
+    return res

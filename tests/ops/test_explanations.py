@@ -10,7 +10,7 @@ import pytest
 
 from gradshell import torch as gtorch
 from gradshell.core.autograd import Node
-from gradshell.ops import conv
+from gradshell.ops import conv, loss, scalar
 from gradshell.ops.explanation import Ctx, sum_to
 from gradshell.viz.formulas import formula
 
@@ -165,6 +165,59 @@ CASES = {
     "LeakyReluBackward1": lambda: F.leaky_relu(_nonleaf(A(6)), 0.1, inplace=True),
     "EluBackward0": lambda: F.elu(_t(A(6)), alpha=0.7),
     "EluBackward1": lambda: F.elu(_nonleaf(A(6)), alpha=0.7, inplace=True),
+    # the further activations (ops/activation.py)
+    "PreluKernelBackward0": lambda: F.prelu(_t(A(2, 3, 2)), _t(A(3))),
+    "CeluBackward0": lambda: F.celu(_t(A(6)), alpha=0.7),
+    "CeluBackward1": lambda: F.celu(_nonleaf(A(6)), alpha=0.7, inplace=True),
+    "MishBackward0": lambda: F.mish(_t(A(6))),
+    "LogSigmoidBackward0": lambda: F.logsigmoid(_t(A(6))),
+    "HardswishBackward0": lambda: F.hardswish(_t(A(8, lo=-4, hi=4))),
+    "HardsigmoidBackward0": lambda: F.hardsigmoid(_t(A(8, lo=-4, hi=4))),
+    "SoftshrinkBackward0": lambda: F.softshrink(_t(A(8)), 0.6),
+    "HardshrinkBackward0": lambda: F.hardshrink(_t(A(8)), 0.6),
+    "ThresholdBackward0": lambda: F.threshold(_t(A(8)), 0.3, -1.0),
+    "ThresholdBackward1": lambda: F.threshold(_nonleaf(A(8)), 0.3, -1.0, inplace=True),
+    "GluBackward0": lambda: F.glu(_t(A(3, 4)), 1),
+    # the further losses (ops/loss.py) and sub.Scalar
+    "HuberLossBackward0": lambda: F.huber_loss(_t(A(3, 4)), _t(A(3, 4)), delta=0.8),
+    "SoftMarginLossBackward0": lambda: F.soft_margin_loss(
+        _t(A(3, 4)), gtorch.tensor(np.sign(A(3, 4)))
+    ),
+    "XlogyBackward0": lambda: loss.xlogy(_t(A(3, 4)), _t(A(3, 4, lo=0.1, hi=2))),
+    "NormBackward1": lambda: F.pairwise_distance(_t(A(3, 4)), _t(A(3, 4))),
+    "SubBackward1": lambda: scalar.sub_scalar(_t(A(2, 3)), 0.5),
+    # padding and upsampling (ops/padding.py, ops/upsample.py)
+    "ReflectionPad1DBackward0": lambda: F.pad(_t(A(2, 4)), (2, 3), mode="reflect"),
+    "ReflectionPad2DBackward0": lambda: F.pad(_t(A(1, 3, 4)), (2, 1, 1, 2), mode="reflect"),
+    "ReflectionPad3DBackward0": lambda: F.pad(
+        _t(A(1, 2, 3, 3)), (1, 1, 0, 2, 1, 0), mode="reflect"
+    ),
+    "ReplicationPad1DBackward0": lambda: F.pad(_t(A(2, 4)), (3, 1), mode="replicate"),
+    "ReplicationPad2DBackward0": lambda: F.pad(_t(A(1, 3, 4)), (2, 0, 1, 3), mode="replicate"),
+    "ReplicationPad3DBackward0": lambda: F.pad(
+        _t(A(1, 2, 3, 3)), (1, 2, 0, 1, 1, 1), mode="replicate"
+    ),
+    "PixelShuffleBackward0": lambda: F.pixel_shuffle(_t(A(1, 8, 2, 3)), 2),
+    "PixelUnshuffleBackward0": lambda: F.pixel_unshuffle(_t(A(1, 2, 4, 6)), 2),
+    "UpsampleNearest1DBackward0": lambda: F.interpolate(_t(A(1, 2, 3)), scale_factor=2.5),
+    "UpsampleNearest2DBackward0": lambda: F.interpolate(_t(A(1, 2, 3, 2)), size=(4, 5)),
+    "UpsampleNearest3DBackward0": lambda: F.interpolate(_t(A(1, 1, 2, 2, 3)), scale_factor=2),
+    "UpsampleNearestExact1DBackward0": lambda: F.interpolate(
+        _t(A(1, 2, 5)), size=3, mode="nearest-exact"
+    ),
+    "UpsampleNearestExact2DBackward0": lambda: F.interpolate(
+        _t(A(1, 2, 3, 2)), scale_factor=1.5, mode="nearest-exact"
+    ),
+    "UpsampleNearestExact3DBackward0": lambda: F.interpolate(
+        _t(A(1, 1, 2, 2, 3)), size=(3, 3, 2), mode="nearest-exact"
+    ),
+    "UpsampleLinear1DBackward0": lambda: F.interpolate(_t(A(1, 2, 3)), size=7, mode="linear"),
+    "UpsampleBilinear2DBackward0": lambda: F.interpolate(
+        _t(A(1, 2, 3, 2)), scale_factor=1.7, mode="bilinear"
+    ),
+    "UpsampleTrilinear3DBackward0": lambda: F.interpolate(
+        _t(A(1, 1, 2, 2, 3)), size=(3, 4, 2), mode="trilinear", align_corners=True
+    ),
     "SiluBackward0": lambda: F.silu(_t(A(6))),
     "GeluBackward0": lambda: F.gelu(_t(A(6))),
     "SmoothL1LossBackward0": lambda: F.smooth_l1_loss(_t(A(6)), _t(A(6)), beta=0.5),

@@ -86,7 +86,7 @@ def fma(a, b, c, normal: bool = False) -> np.ndarray:
     # every operand converted to float64 by a plain cast first: a ufunc fed mixed dtypes
     # casts through small buffers and runs several times slower
     s = _f64(a) * _f64(b)
-    if s.ndim == 0:
+    if np.ndim(s) == 0:  # (0-d operands give a Python float)
         return np.asarray(fma32(a, b, c), dtype=F32)
     if np.shape(c) == () or np.shape(c) == s.shape:
         np.add(s, _f64(c), out=s)

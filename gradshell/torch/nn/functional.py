@@ -1,11 +1,39 @@
 """torch.nn.functional: the functional forms of the nn ops (re-exported from
 gradshell.ops.nn, where each op's forward, backward node and errors live)."""
 
+from gradshell.ops.activation import (
+    celu,
+    celu_,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    logsigmoid,
+    mish,
+    prelu,
+    selu,
+    selu_,
+    softshrink,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
 from gradshell.ops.batchnorm import batch_norm
 from gradshell.ops.clamping import hardtanh, relu6
 from gradshell.ops.conv import conv1d, conv2d
 from gradshell.ops.embedding import embedding
+from gradshell.ops.group_norm import group_norm
+from gradshell.ops.instance_norm import instance_norm
 from gradshell.ops.layer_norm import layer_norm
+from gradshell.ops.loss import (
+    cosine_embedding_loss,
+    huber_loss,
+    kl_div,
+    margin_ranking_loss,
+    pairwise_distance,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from gradshell.ops.nn import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -30,12 +58,15 @@ from gradshell.ops.nn import (
     softplus,
     tanh,
 )
+from gradshell.ops.padding import pad
+from gradshell.ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle
 from gradshell.ops.pooling import (
     adaptive_avg_pool2d,
     avg_pool2d,
     max_pool2d,
     max_pool2d_with_indices,
 )
+from gradshell.ops.upsample import interpolate, upsample, upsample_bilinear, upsample_nearest
 from gradshell.torch.nn._composites import normalize, softsign
 
 # isort: split
@@ -99,4 +130,40 @@ __all__ = [
     "max_unpool2d",
     "multi_head_attention_forward",
     "scaled_dot_product_attention",
+    # more activations
+    "celu",
+    "glu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "logsigmoid",
+    "mish",
+    "prelu",
+    "selu",
+    "softshrink",
+    "tanhshrink",
+    "threshold",
+    "celu_",
+    "selu_",
+    "threshold_",
+    # more losses
+    "cosine_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "margin_ranking_loss",
+    "pairwise_distance",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    # group and instance normalisation
+    "group_norm",
+    "instance_norm",
+    # padding
+    "pad",
+    # upsampling
+    "interpolate",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
+    "pixel_shuffle",
+    "pixel_unshuffle",
 ]

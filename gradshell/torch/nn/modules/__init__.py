@@ -1,11 +1,20 @@
 """torch.nn's module classes."""
 
 from gradshell.torch.nn.modules.activation import (
+    CELU,
     ELU,
     GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
     Hardtanh,
     LeakyReLU,
+    LogSigmoid,
     LogSoftmax,
+    Mish,
+    PReLU,
     ReLU,
     ReLU6,
     Sigmoid,
@@ -13,8 +22,11 @@ from gradshell.torch.nn.modules.activation import (
     Softmax,
     Softmin,
     Softplus,
+    Softshrink,
     Softsign,
     Tanh,
+    Tanhshrink,
+    Threshold,
 )
 from gradshell.torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from gradshell.torch.nn.modules.container import (
@@ -25,22 +37,50 @@ from gradshell.torch.nn.modules.container import (
     Sequential,
 )
 from gradshell.torch.nn.modules.conv import Conv1d, Conv2d
+from gradshell.torch.nn.modules.distance import PairwiseDistance
 from gradshell.torch.nn.modules.dropout import Dropout
 from gradshell.torch.nn.modules.flatten import Flatten, Unflatten
+from gradshell.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
 from gradshell.torch.nn.modules.linear import Identity, Linear
 from gradshell.torch.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from gradshell.torch.nn.modules.module import Module
-from gradshell.torch.nn.modules.normalization import LayerNorm
+from gradshell.torch.nn.modules.normalization import GroupNorm, LayerNorm
+from gradshell.torch.nn.modules.padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from gradshell.torch.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from gradshell.torch.nn.modules.sparse import Embedding
+from gradshell.torch.nn.modules.upsampling import (
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 # isort: split
 # -- 1-d and adaptive pooling, transposed convolution, attention (branch nnB) --
@@ -109,4 +149,48 @@ __all__ = [
     "MaxUnpool2d",
     "MultiheadAttention",
     "TransformerEncoderLayer",
+    # more activations
+    "CELU",
+    "GLU",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "LogSigmoid",
+    "Mish",
+    "PReLU",
+    "SELU",
+    "Softshrink",
+    "Tanhshrink",
+    "Threshold",
+    # more losses
+    "CosineEmbeddingLoss",
+    "HuberLoss",
+    "KLDivLoss",
+    "MarginRankingLoss",
+    "PairwiseDistance",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
+    # group and instance normalisation
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    # padding
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    # upsampling
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
 ]

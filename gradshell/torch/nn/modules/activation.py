@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from gradshell.core.tensor import Tensor
+from gradshell.ops import activation as A
+from gradshell.ops import creation
 from gradshell.ops import nn as F
 from gradshell.torch._missing import not_supported
+from gradshell.torch.nn import init as nn_init
 from gradshell.torch.nn.modules.module import Module
+from gradshell.torch.nn.parameter import Parameter
 
 
 class ReLU(Module):
@@ -204,3 +208,166 @@ class ReLU6(Hardtanh):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+# -- the further activations (prelu, selu, celu, mish, hard gates, shrinkage, glu) -----------
+class PReLU(Module):
+    """x where x > 0, else a · x, with `num_parameters` learned slopes a (one shared, or one
+    per channel), each initialised to `init`."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None
+    ) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(creation.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every slope = init."""
+        nn_init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """prelu(x, weight)."""
+        return A.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class _Inplace(Module):
+    """An activation whose only option is `inplace` (shown in the repr when True)."""
+
+    _show_inplace = True
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace and self._show_inplace else ""
+
+
+class SELU(_Inplace):
+    """scale · elu(x, alpha) with SELU's fixed constants."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """selu(x)."""
+        return A.selu(input, self.inplace)
+
+
+class CELU(Module):
+    """x where x > 0, else alpha (exp(x / alpha) − 1)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """celu(x, alpha)."""
+        return A.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Mish(_Inplace):
+    """x · tanh(softplus(x))."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """mish(x)."""
+        return A.mish(input, inplace=self.inplace)
+
+
+class Hardswish(_Inplace):
+    """x · relu6(x + 3) / 6."""
+
+    _show_inplace = False  # PyTorch's repr leaves it out
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """hardswish(x)."""
+        return A.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(_Inplace):
+    """relu6(x + 3) / 6."""
+
+    _show_inplace = False  # PyTorch's repr leaves it out
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """hardsigmoid(x)."""
+        return A.hardsigmoid(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """log σ(x)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """logsigmoid(x)."""
+        return A.logsigmoid(input)
+
+
+class GLU(Module):
+    """a · σ(b) over the two halves of `dim`."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """glu(x, dim)."""
+        return A.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    """x where x > threshold, else value."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """threshold(x, threshold, value)."""
+        return A.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{inplace}"
+
+
+class Softshrink(Module):
+    """x ∓ lambd outside [−lambd, lambd], 0 inside."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """softshrink(x, lambd)."""
+        return A.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    """x outside [−lambd, lambd], 0 inside."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """hardshrink(x, lambd)."""
+        return A.hardshrink(input, self.lambd)
+
+
+class Tanhshrink(Module):
+    """x − tanh(x)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """tanhshrink(x)."""
+        return A.tanhshrink(input)
