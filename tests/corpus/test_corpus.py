@@ -42,7 +42,6 @@ XFAIL = {
     "refused (NotImplementedError)",
     "tensor_ops_tour": "BUGS.md: Tensor.sort, torch.topk, torch.unique, torch.hstack, "
     "torch.diag are not supported",
-    "lstm_tagger": "BUGS.md: nn.LSTM is not supported",
     "d2l_batchnorm_scratch": _FLOAT_DIGITS
     + "BatchNorm2d weight.grad is a sum of normalised values that is 0 up to rounding: "
     "the rounding noise differs",

@@ -40,6 +40,16 @@ from gradshell.torch.nn.modules.loss import (
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.modules.normalization import LayerNorm
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from gradshell.torch.nn.modules.rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from gradshell.torch.nn.modules.sparse import Embedding
 
 __all__ = [
@@ -84,4 +94,13 @@ __all__ = [
     "Softsign",
     "Tanh",
     "Unflatten",
+    # recurrent layers
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
 ]
