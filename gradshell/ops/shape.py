@@ -263,6 +263,7 @@ class TransposeBackward1(TransposeBackward0):
     """transpose_ (in place): swap the same two dimensions of the gradient back."""
 
     legacy_name_02 = None
+    explain = TransposeBackward0.explain
 
 
 @tensor_method("transpose_", "swapaxes_", "swapdims_")

@@ -10,12 +10,18 @@ import warnings
 
 from gradshell.core import dtypes
 from gradshell.core.tensor import Tensor
+from gradshell.core.warn_once import warn_once
 from gradshell.ops import creation, rnn
 from gradshell.ops.shape import stack
 from gradshell.torch.nn import init
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.parameter import Parameter
 
+# PyTorch's C++ side says it once per process.
+PROJ_WARNING = (
+    "LSTM with projections is not supported with oneDNN. Using default implementation. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)"
+)
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
@@ -365,12 +371,7 @@ class LSTM(RNNBase):
             )
         else:
             if self.proj_size > 0 and input.dtype == dtypes.float32:
-                warnings.warn(
-                    "LSTM with projections is not supported with oneDNN. Using default "
-                    "implementation.",
-                    UserWarning,
-                    stacklevel=3,
-                )
+                warn_once(PROJ_WARNING, UserWarning, stacklevel=3)
             hidden = list(zip(hx[0].unbind(0), hx[1].unbind(0), strict=True))
             out, finals = self._run(input, hidden)
             h_n = stack([h for h, _ in finals], 0)
