@@ -3,14 +3,16 @@ parameters bitwise after manual_seed, outputs, every node of the graph (PyTorch'
 composite — AddmmBackward0, UnsafeSplitBackward0, SigmoidBackward0... — and the oneDNN
 float32 LSTM's MkldnnRnnLayerBackward0), gradients of weights, inputs and initial states,
 printed values, reprs and errors; float64 finite differences (first and second order),
-also for the oneDNN layer's own backward; unsafe_chunk and transpose_, which the graph
-uses; nn.utils.rnn.pad_sequence."""
+also for the oneDNN layer's own backward; packed input (PackedSequence) through the same
+layers; unsafe_chunk and transpose_, which the graph uses; nn.utils.rnn's padding and
+packing functions."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import warnings
+from importlib import import_module
 
 import numpy as np
 import pytest
@@ -59,6 +61,12 @@ def _observe(lib, spec: dict) -> dict:
     x = lib.randn(*spec["x"], dtype=dtype, requires_grad=True)
     leaves = [x]
     args = [x]
+    packing = None
+    if "lengths" in spec:
+        packing = import_module(lib.__name__ + ".nn.utils.rnn")
+        batch_first = spec.get("kw", {}).get("batch_first", False)
+        sort = spec.get("enforce_sorted", True)
+        args = [packing.pack_padded_sequence(x, spec["lengths"], batch_first, sort)]
     if "h" in spec:
         hs = [lib.randn(*s, dtype=dtype, requires_grad=True) for s in spec["h"]]
         leaves += hs
@@ -67,6 +75,9 @@ def _observe(lib, spec: dict) -> dict:
         warnings.simplefilter("ignore")
         out = m(*args)
     flat = []
+    if packing is not None:
+        padded, lengths = packing.pad_packed_sequence(out[0], batch_first=batch_first)
+        out = (out[0].data, padded, out[1])
     for o in out if isinstance(out, tuple) else (out,):
         flat.extend(o if isinstance(o, tuple) else (o,))
     loss = sum((o * (i + 1.5)).sum() for i, o in enumerate(flat))
@@ -99,12 +110,13 @@ def _compare(spec: dict, real_torch) -> None:
         for a, b in zip(ours[key], theirs[key], strict=True):
             assert np.asarray(a).dtype == b.dtype
             np.testing.assert_allclose(np.asarray(a), b, **tol)
-    if not _onednn(spec):
+    if spec.get("double") or not (_onednn(spec) or "lengths" in spec):
         assert ours["printed"] == theirs["printed"]
     else:
-        # oneDNN's LSTM rounds its own way (its gemm order and its sigmoid/tanh): the
-        # values agree to ~1e-7 (within 2 ulp of ~0.2, above), but a value near zero printed in
-        # scientific notation shows 5 significant digits: 1.8044e-05 vs 1.8051e-05.
+        # Printed digits may differ here (values agree to ~1e-7, checked above): oneDNN's
+        # LSTM rounds its own way (its gemm order, its sigmoid/tanh), and these float32
+        # packed batches happen to print small values in scientific notation, whose 5
+        # significant digits show a 1e-8 difference (1.8044e-05 vs 1.8051e-05).
         assert [s.split("grad_fn")[1] for s in ours["printed"]] == [
             s.split("grad_fn")[1] for s in theirs["printed"]
         ]
@@ -172,6 +184,62 @@ def _module_specs() -> list:
     return specs
 
 
+def _packed_specs() -> list:
+    specs = []
+    for cls in ("RNN", "GRU", "LSTM"):
+        states = 2 if cls == "LSTM" else 1
+        for double in (False, True):
+            base = {"cls": cls, "args": (3, 4), "double": double}
+            specs += [
+                {**base, "x": (3, 2, 3), "lengths": [3, 2]},
+                {
+                    **base,
+                    "kw": {"num_layers": 2, "bidirectional": True},
+                    "x": (4, 4, 3),
+                    "lengths": [2, 4, 1, 4],
+                    "enforce_sorted": False,
+                    "h": [(4, 4, 4)] * states,
+                },
+                {
+                    **base,
+                    "kw": {"batch_first": True, "bidirectional": True},
+                    "x": (3, 3, 3),
+                    "lengths": [3, 3, 1],
+                },
+                {
+                    **base,
+                    "kw": {"num_layers": 3, "dropout": 0.5},
+                    "x": (3, 2, 3),
+                    "lengths": [3, 1],
+                },
+            ]
+    for double in (False, True):
+        # Sequences all of one length: a float32 LSTM runs them through oneDNN.
+        specs.append(
+            {
+                "cls": "LSTM",
+                "args": (3, 4),
+                "kw": {"num_layers": 2, "bidirectional": True},
+                "x": (2, 3, 3),
+                "lengths": [2, 2, 2],
+                "enforce_sorted": False,
+                "h": [(4, 3, 4)] * 2,
+                "double": double,
+            }
+        )
+    specs.append(
+        {
+            "cls": "LSTM",
+            "args": (3, 4),
+            "kw": {"proj_size": 2, "bidirectional": True},
+            "x": (3, 2, 3),
+            "lengths": [2, 3],
+            "enforce_sorted": False,
+        }
+    )
+    return specs
+
+
 def _name(spec: dict) -> str:
     parts = [spec["cls"], "f64" if spec.get("double") else "f32", "x" + str(spec["x"])]
     parts += [f"{k}={v}" for k, v in spec.get("kw", {}).items()]
@@ -181,11 +249,18 @@ def _name(spec: dict) -> str:
         parts.append("h0")
     if spec.get("train") is False:
         parts.append("eval")
+    if "lengths" in spec:
+        parts.append(f"packed{spec['lengths']}")
     return "-".join(parts)
 
 
 @pytest.mark.parametrize("spec", _module_specs(), ids=_name)
 def test_module_matches_pytorch(spec, real_torch):
+    _compare(spec, real_torch)
+
+
+@pytest.mark.parametrize("spec", _packed_specs(), ids=_name)
+def test_packed_input_matches_pytorch(spec, real_torch):
     _compare(spec, real_torch)
 
 
@@ -514,15 +589,62 @@ def test_pad_sequence(real_torch):
     assert printed(PAD, gtorch) == printed(PAD, real_torch)
 
 
-def test_packed_sequences_say_they_are_not_supported():
+PACKED = """
+from importlib import import_module
+R = import_module(torch.__name__ + '.nn.utils.rnn')
+torch.manual_seed(0)
+x = torch.randn(3, 2, 2, requires_grad=True)
+p = R.pack_padded_sequence(x, [3, 2])
+print(p, p.data.grad_fn, type(p).__name__, isinstance(p, tuple), p.batch_sizes.dtype)
+u, lengths = R.pad_packed_sequence(p)
+print(u, lengths)
+(u * u).sum().backward()
+print(x.grad)
+q = R.pack_padded_sequence(x.transpose(0, 1), torch.tensor([2, 3]), batch_first=True,
+                           enforce_sorted=False)
+print(q)
+print(R.pad_packed_sequence(q, batch_first=True, padding_value=-1.0, total_length=4))
+seqs = [torch.randn(2, 1, requires_grad=True), torch.randn(3, 1), torch.randn(1, 1)]
+s = R.pack_sequence(seqs, enforce_sorted=False)
+print(s, R.unpack_sequence(s))
+print(R.pack_sequence([seqs[1], seqs[0]]).data.grad_fn)
+print(R.invert_permutation(torch.tensor([2, 0, 1])), R.invert_permutation(None))
+print(R.PackedSequence(torch.randn(3), torch.tensor([2, 1])), p.to(torch.float64).data.dtype)
+print(p.double().data.dtype, p.is_cuda, p.float() is p)
+for bad in (lambda: R.pack_padded_sequence(x, [2, 3]), lambda: R.pack_padded_sequence(x, [3, 0]),
+            lambda: R.pack_padded_sequence(x, [3]),
+            lambda: R.pad_packed_sequence(p, total_length=2),
+            lambda: torch.nn.GRU(2, 3)(p, torch.randn(1, 3, 3)),
+            lambda: torch.nn.GRU(2, 3)(R.pack_sequence([torch.randn(2, 3)]))):
+    try:
+        bad()
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_packed_sequences(real_torch):
+    assert printed(PACKED, gtorch) == printed(PACKED, real_torch)
+
+
+def test_pack_padded_gradients_float64():
     from gradshell.torch.nn.utils import rnn as rnn_utils
 
-    x = gtorch.randn(3, 2, 4)
-    for call in (
-        lambda: rnn_utils.pack_padded_sequence(x, [3, 2]),
-        lambda: rnn_utils.pad_packed_sequence(x),
-        lambda: rnn_utils.pack_sequence([x[0]]),
-        lambda: rnn_utils.PackedSequence(x, gtorch.tensor([2])),
-    ):
-        with pytest.raises(NotImplementedError, match="gradshell does not support torch.nn.utils"):
-            call()
+    rng = np.random.default_rng(6)
+    x = _leaf(rng, 4, 3, 2)
+
+    def packed(x):
+        return rnn_utils.pack_padded_sequence(x, [4, 2, 1]).data
+
+    def batch_first_unsorted(x):
+        return rnn_utils.pack_padded_sequence(x, [2, 3, 1, 3], True, enforce_sorted=False).data
+
+    def round_trip(x):
+        p = rnn_utils.pack_padded_sequence(x, [2, 4, 1], enforce_sorted=False)
+        return rnn_utils.pad_packed_sequence(p, total_length=5)[0]
+
+    assert gradcheck(packed, x)
+    assert gradgradcheck(packed, x)
+    assert gradcheck(batch_first_unsorted, x)
+    assert gradcheck(round_trip, x)
+    assert gradgradcheck(round_trip, x)

@@ -11,11 +11,12 @@ import warnings
 from gradshell.core import dtypes
 from gradshell.core.tensor import Tensor
 from gradshell.core.warn_once import warn_once
-from gradshell.ops import creation, rnn
+from gradshell.ops import creation, rnn, rnn_packed
 from gradshell.ops.shape import stack
 from gradshell.torch.nn import init
 from gradshell.torch.nn.modules.module import Module
 from gradshell.torch.nn.parameter import Parameter
+from gradshell.torch.nn.utils.rnn import PackedSequence
 
 # PyTorch's C++ side says it once per process.
 PROJ_WARNING = (
@@ -23,18 +24,6 @@ PROJ_WARNING = (
     "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)"
 )
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
-
-
-def _packed(input) -> bool:
-    # PackedSequence is a tuple subclass named so in torch.nn.utils.rnn.
-    return type(input).__name__ == "PackedSequence"
-
-
-def _not_packed(input) -> None:
-    if _packed(input):
-        raise NotImplementedError(
-            "gradshell does not support torch.nn.utils.rnn.PackedSequence inputs yet"
-        )
 
 
 class RNNBase(Module):
@@ -142,7 +131,7 @@ class RNNBase(Module):
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes=None) -> tuple:
         """(num_layers * directions, batch, hidden or proj size)."""
-        batch = input.size(0) if self.batch_first else input.size(1)
+        batch = _batch(self, input, batch_sizes)
         dirs = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * dirs, batch, size)
@@ -165,7 +154,6 @@ class RNNBase(Module):
         return creation.zeros(self.num_layers * dirs, batch, size, dtype=input.dtype)
 
     def _batched(self, input: Tensor, name: str) -> tuple:
-        _not_packed(input)
         if input.dim() not in (2, 3):
             raise ValueError(
                 f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{_TAIL[name]}"
@@ -188,6 +176,67 @@ class RNNBase(Module):
             self.bidirectional,
         )
 
+    def permute_hidden(self, hx, permutation: Tensor | None):
+        """hx with its batch (dimension 1) in `permutation`'s order (None: unchanged)."""
+        if permutation is None:
+            return hx
+        if isinstance(hx, tuple):
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
+    def _forward_packed(self, packed: PackedSequence, hx) -> tuple:
+        # A packed batch runs on the composite cells only, longest sequences first.
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            dirs = 2 if self.bidirectional else 1
+            shape = (self.num_layers * dirs, sizes[0])
+            real = self.proj_size if self.proj_size > 0 else self.hidden_size
+            h0 = creation.zeros(*shape, real, dtype=data.dtype)
+            hx = (h0, creation.zeros(*shape, self.hidden_size, dtype=data.dtype)) if lstm else h0
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(data, hx, batch_sizes)
+        if lstm and len(set(sizes)) == 1 and self._onednn(data):
+            # Sequences all of one length: PyTorch hands oneDNN the (T, B, I) view.
+            x = data.view(len(sizes), sizes[0], data.shape[-1])
+            out, h, c = rnn.mkldnn_lstm(
+                x,
+                hx[0],
+                hx[1],
+                self._params(),
+                self.num_layers,
+                self.dropout,
+                self.training,
+                self.bidirectional,
+            )
+            output = PackedSequence(
+                out.view(-1, out.shape[-1]), batch_sizes, sorted_indices, unsorted_indices
+            )
+            return output, self.permute_hidden((h, c), unsorted_indices)
+        if lstm:
+            hidden = list(zip(hx[0].unbind(0), hx[1].unbind(0), strict=True))
+        else:
+            hidden = list(hx.unbind(0))
+        out, finals = rnn_packed.packed(
+            self.mode,
+            data,
+            sizes,
+            hidden,
+            self._params(),
+            self.num_layers,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+        )
+        if lstm:
+            h_n = (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
+        else:
+            h_n = stack(finals, 0)
+        output = PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
+        return output, self.permute_hidden(h_n, unsorted_indices)
+
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
         if self.proj_size != 0:
@@ -203,6 +252,12 @@ class RNNBase(Module):
         if self.bidirectional is not False:
             s += f", bidirectional={self.bidirectional}"
         return s
+
+
+def _batch(m: RNNBase, input: Tensor, batch_sizes) -> int:
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if m.batch_first else input.size(1)
 
 
 # RNN and GRU say "tensor instead"; LSTM says only "instead".
@@ -266,8 +321,8 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple:  # noqa: A002
-        """(output, h_n) for a (T, B, input_size) sequence (B first with batch_first; or
-        an unbatched (T, input_size) one)."""
+        """(output, h_n) for a (T, B, input_size) sequence (B first with batch_first; an
+        unbatched (T, input_size) one; or a PackedSequence)."""
         return _single_state(self, "RNN", input, hx, transpose_in_place=True)
 
 
@@ -285,6 +340,8 @@ class GRU(RNNBase):
 
 
 def _single_state(m: RNNBase, name: str, input: Tensor, hx, transpose_in_place: bool):
+    if isinstance(input, PackedSequence):
+        return m._forward_packed(input, hx)
     input, batched = m._batched(input, name)
     if hx is not None:
         if batched and hx.dim() != 3:
@@ -320,7 +377,7 @@ class LSTM(RNNBase):
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes=None) -> tuple:
         """(num_layers * directions, batch, hidden_size)."""
-        batch = input.size(0) if self.batch_first else input.size(1)
+        batch = _batch(self, input, batch_sizes)
         dirs = 2 if self.bidirectional else 1
         return (self.num_layers * dirs, batch, self.hidden_size)
 
@@ -340,7 +397,9 @@ class LSTM(RNNBase):
 
     def forward(self, input: Tensor, hx: tuple | None = None) -> tuple:  # noqa: A002
         """(output, (h_n, c_n)) for a (T, B, input_size) sequence (B first with
-        batch_first; or an unbatched (T, input_size) one)."""
+        batch_first; or an unbatched (T, input_size) one; or a PackedSequence)."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, batched = self._batched(input, "LSTM")
         if hx is None:
             real = self.proj_size if self.proj_size > 0 else self.hidden_size
