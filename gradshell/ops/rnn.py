@@ -131,7 +131,12 @@ def composite(
 
 # -- the oneDNN LSTM layer -----------------------------------------------------------------------
 def _sigmoid(a: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-a))
+    # Wide, then rounded once: closer to oneDNN's own float32 sigmoid than NumPy's float32.
+    return (1 / (1 + np.exp(-a.astype(np.float64)))).astype(a.dtype)
+
+
+def _tanh(a: np.ndarray) -> np.ndarray:
+    return np.tanh(a.astype(np.float64)).astype(a.dtype)
 
 
 class MkldnnRnnLayerBackward0(Node):
@@ -261,10 +266,10 @@ def mkldnn_rnn_layer(
         a = pre[t] + h @ wh.T + bias
         i = _sigmoid(a[:, :hidden])
         f = _sigmoid(a[:, hidden : 2 * hidden])
-        g = np.tanh(a[:, 2 * hidden : 3 * hidden])
+        g = _tanh(a[:, 2 * hidden : 3 * hidden])
         o = _sigmoid(a[:, 3 * hidden :])
         c = f * c + i * g
-        h = o * np.tanh(c)
+        h = o * _tanh(c)
         gates_all[t] = np.concatenate([i, f, g, o], axis=1)
         out[t] = h
         hs.append(h)
