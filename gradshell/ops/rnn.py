@@ -178,7 +178,7 @@ class MkldnnRnnLayerBackward0(Node):
         dc = g_c if g_c is not None else cs[0] * 0
         dgates: list = [None] * steps
         for t in range(steps) if self.reverse else range(steps - 1, -1, -1):
-            k = steps_before(t, steps, self.reverse)  # hs[k], cs[k] entered step t
+            k = _steps_before(t, steps, self.reverse)  # hs[k], cs[k] entered step t
             if g_out is not None:
                 dh = dh + g_out[t]
             i, f, g, o = (gates[t][:, j * hidden : (j + 1) * hidden] for j in range(4))
@@ -198,7 +198,7 @@ class MkldnnRnnLayerBackward0(Node):
         gw_ih = flat.t().mm(x.reshape(-1, x.shape[-1])) if needs[1] else None
         gw_hh = None
         if needs[2]:
-            prev = stack([hs[steps_before(t, steps, self.reverse)] for t in range(steps)], 0)
+            prev = stack([hs[_steps_before(t, steps, self.reverse)] for t in range(steps)], 0)
             gw_hh = flat.t().mm(prev.reshape(-1, hidden))
         gb = flat.sum(0) if (needs[3] or needs[4]) else None
         return (
@@ -212,7 +212,7 @@ class MkldnnRnnLayerBackward0(Node):
         )
 
 
-def steps_before(t: int, steps: int, reverse: bool) -> int:
+def _steps_before(t: int, steps: int, reverse: bool) -> int:
     """How many steps a layer-direction has run before time step t."""
     return steps - 1 - t if reverse else t
 
@@ -281,7 +281,6 @@ def mkldnn_rnn_layer(
     if needs_grad(*inputs):
         node = MkldnnRnnLayerBackward0()
         node.reverse = reverse
-        node.steps = steps
         node.needs = tuple(t is not None and t._requires_grad for t in inputs)
         node.has_bias = b_ih is not None
         for name, t in zip(
