@@ -323,7 +323,7 @@ class RNN(RNNBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple:  # noqa: A002
         """(output, h_n) for a (T, B, input_size) sequence (B first with batch_first; an
         unbatched (T, input_size) one; or a PackedSequence)."""
-        return _single_state(self, "RNN", input, hx, transpose_in_place=True)
+        return _single_state(self, "RNN", input, hx)
 
 
 class GRU(RNNBase):
@@ -336,10 +336,10 @@ class GRU(RNNBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple:  # noqa: A002
         """(output, h_n), as RNN returns them."""
-        return _single_state(self, "GRU", input, hx, transpose_in_place=True)
+        return _single_state(self, "GRU", input, hx)
 
 
-def _single_state(m: RNNBase, name: str, input: Tensor, hx, transpose_in_place: bool):
+def _single_state(m: RNNBase, name: str, input: Tensor, hx) -> tuple:  # noqa: A002
     if isinstance(input, PackedSequence):
         return m._forward_packed(input, hx)
     input, batched = m._batched(input, name)
@@ -359,8 +359,8 @@ def _single_state(m: RNNBase, name: str, input: Tensor, hx, transpose_in_place: 
     m.check_forward_args(input, hx)
     out, finals = m._run(input, list(hx.unbind(0)))
     if m.batch_first:
-        # PyTorch turns the result around in place here (TransposeBackward1, not a view).
-        out = out.transpose_(0, 1) if transpose_in_place else out.transpose(0, 1)
+        # RNN and GRU turn the result around in place (TransposeBackward1, not a view).
+        out = out.transpose_(0, 1)
     h_n = stack(finals, 0)
     if not batched:
         out = out.squeeze(0 if m.batch_first else 1)
