@@ -17,7 +17,7 @@ from importlib import import_module
 import numpy as np
 import pytest
 from support import oracle
-from support.op_checks import gradcheck, gradgradcheck
+from support.op_checks import Arg, check, gradcheck, gradgradcheck
 from support.tutorials import printed
 
 from gradshell import torch as gtorch
@@ -505,6 +505,25 @@ def test_cell_gradients_float64(cls):
 
     assert gradcheck(run, x, h, *m.parameters())
     assert gradgradcheck(run, x, h, *m.parameters())
+
+
+# -- linear of a non-contiguous input (a batch_first sequence, transposed) -----------------------
+LINEAR = {
+    "3-D": lambda t, x, w, b: t.nn.functional.linear(x.transpose(0, 1), w, b),
+    "4-D": lambda t, x, w, b: t.nn.functional.linear(x.view(2, 2, 3, 4).transpose(1, 2), w, b),
+    "contiguous 4-D": lambda t, x, w, b: t.nn.functional.linear(x.view(2, 2, 3, 4), w, b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINEAR))
+@pytest.mark.parametrize("weight_grad", [True, False])
+def test_linear_of_a_non_contiguous_input(name, weight_grad):
+    # PyTorch flattens only a contiguous input into addmm; another goes through matmul
+    # and then adds the bias (AddBackward0), as RNN/GRU with batch_first show.
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 3, 4)).astype(np.float32)
+    w = Arg(rng.standard_normal((5, 4)).astype(np.float32), requires_grad=weight_grad)
+    check(LINEAR[name], x, w, rng.standard_normal(5).astype(np.float32))
 
 
 # -- nn.utils.rnn --------------------------------------------------------------------------
