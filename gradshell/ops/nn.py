@@ -602,13 +602,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 # -- linear ------------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """input @ weight.T + bias, as PyTorch composes it: addmm for 2-D input with a bias,
-    otherwise matmul (and a flatten/addmm/view for other ranks with a bias)."""
+    otherwise matmul (and a flatten/addmm/view for other ranks with a bias, unless the
+    input is not contiguous: then matmul, then + bias)."""
     x = _input("linear", input)
     wt = weight.t()
     if bias is None:
         return linalg.matmul(x, wt)
     if x._data.ndim == 2:
         return linalg.addmm(bias, x, wt)
+    if x._data.ndim >= 3 and not x.is_contiguous():
+        # PyTorch flattens only a contiguous input; another goes through matmul, then + b.
+        return arithmetic.add(linalg.matmul(x, wt), bias)
     shape = x._data.shape
     flat = x.reshape(-1, shape[-1]) if x._data.ndim != 1 else x.unsqueeze(0)
     out = linalg.addmm(bias, flat, wt)

@@ -35,7 +35,7 @@ from gradshell.ops.explanation import (
     reshape_formula,
     transposed,
 )
-from gradshell.ops.inplace import write_out
+from gradshell.ops.inplace import check_inplace, write_out
 
 
 def make_view(base: Tensor, data, node: Node | None) -> Tensor:
@@ -259,6 +259,37 @@ class TransposeBackward0(Node):
                 )
             ],
         )
+
+
+class TransposeBackward1(TransposeBackward0):
+    """transpose_ (in place): swap the same two dimensions of the gradient back."""
+
+    legacy_name_02 = None
+    explain = TransposeBackward0.explain
+
+
+@tensor_method("transpose_", "swapaxes_", "swapdims_")
+def transpose_(self, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions of this tensor itself (its shape and strides change)."""
+    check_inplace(self)
+    nd = max(self._data.ndim, 1)
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
+    before = None
+    if needs_grad(self):
+        # The tensor as it was: the new node's edge leads to its old history.
+        before = wrap(self._data, self._dtype)
+        before._requires_grad = True
+        before._grad_fn = self._grad_fn
+        before._output_nr = self._output_nr
+        before._accumulator = self._accumulator
+    if self._data.ndim:
+        self._data = self._data.swapaxes(d0, d1)
+    self._bump_version()
+    if before is not None:
+        node = TransposeBackward1()
+        node.dim0, node.dim1 = d0, d1
+        record(node, (before,), self)
+    return self
 
 
 @tensor_method("transpose", "swapaxes", "swapdims", torch=("transpose", "swapaxes", "swapdims"))
@@ -1032,6 +1063,62 @@ def chunk(self, chunks: int, dim: int = 0) -> tuple:
     d = wrap_dim(dim, nd)
     size = self._data.shape[d]
     return _split_views(self, d, _split_sizes(size, max(1, -(-size // chunks))), SplitBackward0)
+
+
+class UnsafeSplitBackward0(SplitBackward0):
+    """unsafe_split / unsafe_chunk: the pieces' gradients concatenated back."""
+
+    no_explanation = "several outputs: %explain shows formulas for nodes with one output"
+
+
+class UnsafeSplitWithSizesBackward0(SplitBackward0):
+    """unsafe_split_with_sizes: the pieces' gradients concatenated back."""
+
+    no_explanation = "several outputs: %explain shows formulas for nodes with one output"
+
+
+def _unsafe_pieces(self: Tensor, d: int, sizes: list, node_cls) -> tuple:
+    # PyTorch's unsafe variants share the input's memory but are not tracked as views:
+    # no base, and each piece counts its own in-place versions.
+    outs = []
+    start = 0
+    node = node_cls() if needs_grad(self) else None
+    for s in sizes:
+        outs.append(wrap(self._data[(slice(None),) * d + (slice(start, start + s),)], self._dtype))
+        start += s
+    if node is not None:
+        node.dim = d
+        node.num_outputs = len(outs)
+        node.output_meta = [(o._data.shape, o._dtype, array_module(o._data)) for o in outs]
+        for i, o in enumerate(outs):
+            record(node, (self,), o, output_nr=i)
+    return tuple(outs)
+
+
+@tensor_method("unsafe_split", torch=("unsafe_split",))
+def unsafe_split(self, split_size: int, dim: int = 0) -> tuple:
+    """split without view tracking (pieces of `split_size` along `dim`)."""
+    pieces = split(self.detach(), int(split_size), dim)
+    d = wrap_dim(dim, self._data.ndim)
+    return _unsafe_pieces(self, d, [p._data.shape[d] for p in pieces], UnsafeSplitBackward0)
+
+
+@tensor_method("unsafe_split_with_sizes", torch=("unsafe_split_with_sizes",))
+def unsafe_split_with_sizes(self, split_sizes, dim: int = 0) -> tuple:
+    """split_with_sizes without view tracking."""
+    pieces = split(self.detach(), [int(s) for s in split_sizes], dim)
+    d = wrap_dim(dim, self._data.ndim)
+    return _unsafe_pieces(
+        self, d, [p._data.shape[d] for p in pieces], UnsafeSplitWithSizesBackward0
+    )
+
+
+@tensor_method("unsafe_chunk", torch=("unsafe_chunk",))
+def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
+    """chunk without view tracking: the pieces share memory but are not views."""
+    pieces = chunk(self.detach(), chunks, dim)
+    d = wrap_dim(dim, self._data.ndim)
+    return _unsafe_pieces(self, d, [p._data.shape[d] for p in pieces], UnsafeSplitBackward0)
 
 
 class UnbindBackward0(Node):

@@ -38,7 +38,6 @@ XFAIL = {
     "(last digits of .item())",
     "makemore_backprop_ninja": "BUGS.md: `dC[ix] += v` (v requires grad) on a view is "
     "refused (NotImplementedError)",
-    "lstm_tagger": "BUGS.md: nn.LSTM is not supported",
     "d2l_batchnorm_scratch": _FLOAT_DIGITS
     + "BatchNorm2d weight.grad is a sum of normalised values that is 0 up to rounding: "
     "the rounding noise differs",

@@ -97,6 +97,7 @@ def _nonleaf(a):
 CASES = {
     "AtanBackward0": lambda: gtorch.atan(_t(A(3, 2))),
     "AsinhBackward0": lambda: gtorch.asinh(_t(A(3, 2))),
+    "TransposeBackward1": lambda: (_t(A(2, 3)) * 1).transpose_(0, 1),
     "SoftplusBackward0": lambda: F.softplus(_t(A(5)), beta=2.0, threshold=1.0),
     "RoundBackward1": lambda: gtorch.round(_t(A(4)), decimals=1),
     "Atan2Backward0": lambda: gtorch.atan2(_t(A(3)), _t(A(2, 3))),

@@ -75,6 +75,16 @@ from gradshell.torch.nn.modules.padding import (
 )
 from gradshell.torch.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
 from gradshell.torch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from gradshell.torch.nn.modules.rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from gradshell.torch.nn.modules.sparse import Embedding
 from gradshell.torch.nn.modules.upsampling import (
     Upsample,
@@ -193,4 +203,13 @@ __all__ = [
     "UpsamplingNearest2d",
     "PixelShuffle",
     "PixelUnshuffle",
+    # recurrent layers
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
 ]

@@ -1,7 +1,7 @@
-"""torch.nn.utils: gradient clipping (`clip_grad_norm_`, `clip_grad_value_`) and
-flattening parameters into one vector and back."""
+"""torch.nn.utils: gradient clipping (`clip_grad_norm_`, `clip_grad_value_`),
+flattening parameters into one vector and back, and padding sequences (`rnn`)."""
 
-from gradshell.torch.nn.utils import clip_grad, convert_parameters
+from gradshell.torch.nn.utils import clip_grad, convert_parameters, rnn
 from gradshell.torch.nn.utils.clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -23,5 +23,6 @@ __all__ = [
     "convert_parameters",
     "get_total_norm",
     "parameters_to_vector",
+    "rnn",
     "vector_to_parameters",
 ]
