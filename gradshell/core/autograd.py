@@ -103,6 +103,8 @@ class Node:
     legacy_python: bool = True
     #: How many outputs the forward op had (size of the gradient buffer).
     num_outputs = 1
+    #: True only for InvalidView: the grad_fn of a view that may no longer be differentiated.
+    invalid_view = False
     _freed = False
     _saved: dict | None = None
     _legacy_kept: dict | None = None
@@ -284,6 +286,25 @@ class AccumulateGrad(Node):
         return ()
 
 
+class InvalidView(Node):
+    """Stands for the grad_fn of a view PyTorch forbids differentiating after a write into
+    its storage (made in no_grad mode, or one of several views one function returned):
+    reading `grad_fn` or using the view in an op raises `message`; it prints as <Invalid>."""
+
+    invalid_view = True
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+    def name(self) -> str:
+        """'Invalid', as PyTorch prints such a view's grad_fn."""
+        return "Invalid"
+
+    def backward(self, *grads):
+        raise RuntimeError(self.message)
+
+
 def accumulator_of(t: Tensor) -> AccumulateGrad:
     """The AccumulateGrad node of a leaf that requires grad (one per live leaf)."""
     ref = t._accumulator
@@ -306,6 +327,8 @@ def edge(t) -> tuple:
         return (None, 0)
     fn = t._grad_fn
     if fn is not None:
+        if fn.invalid_view:
+            raise RuntimeError(fn.message)
         return (fn, t._output_nr)
     return (accumulator_of(t), 0)
 
@@ -328,7 +351,12 @@ def record(node: Node, inputs: tuple, output: Tensor, output_nr: int = 0) -> Ten
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
                 fn = t._grad_fn
-                edges.append((accumulator_of(t), 0) if fn is None else (fn, t._output_nr))
+                if fn is None:
+                    edges.append((accumulator_of(t), 0))
+                elif fn.invalid_view:
+                    raise RuntimeError(fn.message)
+                else:
+                    edges.append((fn, t._output_nr))
                 meta.append((t._data.shape, t._dtype))
             else:
                 edges.append(_NO_EDGE)

@@ -39,6 +39,7 @@ from gradshell.ops.inplace import (
     _snapshot_graph,
     apply_inplace,
     check_inplace,
+    commit_write,
 )
 from gradshell.ops.selection import where
 from gradshell.ops.shape import SelectBackward0, make_view
@@ -403,7 +404,6 @@ def setitem(self: Tensor, key, value) -> None:
             f"shape mismatch: value tensor of shape [{', '.join(map(str, value.shape))}] cannot "
             f"be broadcast to indexing result of shape [{', '.join(map(str, target_shape))}]"
         ) from None
-    self._bump_version()
     if grad:
         node = IndexPutBackward0() if advanced else CopySlices()
         node.key = np_key
@@ -414,6 +414,7 @@ def setitem(self: Tensor, key, value) -> None:
         if advanced:
             node.save_scalar("indices", np_key)
         record(node, (old, value if isinstance(value, Tensor) else None), self)
+    commit_write(self, grad)
 
 
 def _squeeze_lead(shape: tuple, n: int) -> tuple:

@@ -38,8 +38,6 @@ XFAIL = {
     "(last digits of .item())",
     "char_rnn_names": "BUGS.md: Tensor.topk is not supported",
     "d2l_attention_scratch": "BUGS.md: torch.repeat_interleave is not supported",
-    "makemore_backprop_ninja": "BUGS.md: `dC[ix] += v` (v requires grad) on a view is "
-    "refused (NotImplementedError)",
     "tensor_ops_tour": "BUGS.md: Tensor.sort, torch.topk, torch.unique, torch.hstack, "
     "torch.diag are not supported",
     "lstm_tagger": "BUGS.md: nn.LSTM is not supported",
