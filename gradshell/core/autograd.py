@@ -36,9 +36,10 @@ _LEAF_PRIORITY = float("inf")  # AccumulateGrad runs as soon as it is ready, as 
 class SavedTensor:
     """A tensor saved for backward, remembering its version to detect in-place changes."""
 
-    __slots__ = ("tensor", "data", "dtype", "counter", "version", "node", "output_nr")
+    __slots__ = ("tensor", "data", "dtype", "counter", "version", "node", "output_nr", "view")
 
     def __init__(self, t: Tensor, node: Node | None = None) -> None:
+        self.view = None  # the view an in-place op wrote into, when it saved its output
         counter = t._counter()
         self.counter = counter
         self.version = counter.value
@@ -67,6 +68,9 @@ class SavedTensor:
             t._grad_fn = node
             t._requires_grad = True
             t._output_nr = self.output_nr
+            if grad_mode.state.enabled:
+                # a graph built with create_graph=True now reaches `node` on its own too
+                node._in_graph = True
         return t
 
     def _modified_message(self) -> str:
@@ -75,6 +79,10 @@ class SavedTensor:
             shape, dtype, fn = t._data.shape, t._dtype, t._grad_fn
         else:
             shape, dtype, fn = self.data.shape, self.dtype, self.node()
+            view = self.view() if self.view is not None else None
+            if view is not None:
+                # PyTorch names a live view written in place by its own new history
+                fn = view._grad_fn
         from gradshell.core.tensor import device_of
 
         device = device_of(self.tensor._data if self.tensor is not None else self.data)
@@ -105,6 +113,8 @@ class Node:
     num_outputs = 1
     #: True only for InvalidView: the grad_fn of a view that may no longer be differentiated.
     invalid_view = False
+    #: Set once a graph of gradients (create_graph=True) holds this node's saved output.
+    _in_graph = False
     _freed = False
     _saved: dict | None = None
     _legacy_kept: dict | None = None

@@ -5,6 +5,7 @@ requires grad, version counting, and rebasing a non-leaf's history onto the new 
 from __future__ import annotations
 
 import warnings
+import weakref
 
 from gradshell.core import dtypes, events, grad_mode
 from gradshell.core.autograd import SavedTensor
@@ -125,10 +126,8 @@ def rebase(self: Tensor, res: Tensor) -> Tensor:
                     st.counter = self._counter()
                     st.version = st.counter.value
                     if self._base is not None:
-                        # PyTorch keeps a view written in place itself (not its node):
-                        # it unpacks, and names itself in errors, with its new history
-                        st.tensor = self
-                        st.node = None
+                        # PyTorch's error names such a view by its new history while it lives
+                        st.view = weakref.ref(self)
     return self
 
 

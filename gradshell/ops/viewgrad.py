@@ -201,10 +201,11 @@ class CopySlices(Node):
         return (ga,) + tuple(outs[1:])
 
     def release(self) -> None:
-        """Free the wrapped op's saved tensors too."""
+        """Free the wrapped op's saved tensors too (unless a graph of gradients reaches
+        that node on its own: it frees them itself when it runs)."""
         super().release()
-        self.fn.release()
-        self._freed = self.fn._freed
+        if not self.fn._in_graph:
+            self.fn.release()
 
     no_explanation = (
         "wraps the backward of an in-place op on a view: the wrapped op's formula applies to "
