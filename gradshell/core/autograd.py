@@ -315,8 +315,12 @@ class InvalidView(Node):
         raise RuntimeError(self.message)
 
 
-def accumulator_of(t: Tensor) -> AccumulateGrad:
-    """The AccumulateGrad node of a leaf that requires grad (one per live leaf)."""
+def accumulator_of(t: Tensor) -> AccumulateGrad | None:
+    """The AccumulateGrad node of a leaf that requires grad (one per live leaf); None for
+    a view made in no_grad mode, which requires grad only through its base (PyTorch gives
+    it no accumulator: gradients reaching it are dropped)."""
+    if t._grad_via_base:
+        return None
     ref = t._accumulator
     node = ref() if ref is not None else None
     if node is None:

@@ -98,6 +98,7 @@ class Tensor:
     # was made: None, or "no_grad" / "multi" for views PyTorch forbids writing into
     _views = None
     _view_kind = None
+    _grad_via_base = False  # a view made in no_grad mode requires grad only through its base
     _hooks = None
     _retains_grad = False
     _accumulator = None
@@ -375,6 +376,7 @@ class Tensor:
                 "allowed."
             )
         self._requires_grad = value
+        self._grad_via_base = False
 
     @property
     def is_leaf(self) -> bool:

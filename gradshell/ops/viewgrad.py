@@ -264,6 +264,10 @@ def register_view(base: Tensor, out: Tensor) -> None:
     out._views = family
     if not grad_mode.state.enabled:
         out._view_kind = NO_GRAD
+        if not out._requires_grad and (base._requires_grad or root._requires_grad):
+            # PyTorch's view of a storage that requires grad says it does too
+            out._requires_grad = True
+            out._grad_via_base = True
     elif base._view_kind is not None:
         out._view_kind = base._view_kind
 

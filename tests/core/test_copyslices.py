@@ -196,6 +196,13 @@ PROGRAMS = [
     "d = torch.zeros(3, 2)\nu = d.unbind(0)\nu[0].mul_(2)\nr = d",
     "x = torch.ones(3, 2, requires_grad=True)\nb = x * 1\nu = b.unbind(0)\n"
     "with torch.no_grad():\n    u[0].mul_(2)\nf = u[1].grad_fn",
+    # a view made in no_grad mode requires grad through its base, but no gradient reaches it
+    "x = torch.ones(3, requires_grad=True)\nwith torch.no_grad():\n    v = x[1:]\n    s = str(v)\n"
+    "t = str(v)\ny = v * 2\nn = [f for f, _ in y.grad_fn.next_functions]\ny.sum().backward()\n"
+    "g = (v.grad, x.grad)",
+    "x = torch.ones(3, requires_grad=True)\nb = x * 2\nwith torch.no_grad():\n    u = b[1:]\n"
+    "w = u[0:1]\nf = type(w.grad_fn).__name__\nw.mul_(2)",
+    "d = torch.zeros(2)\nwith torch.no_grad():\n    e = d[0:1]\ns = str(e)",
     # writing into an expanded tensor
     "x = torch.ones(3, 2, requires_grad=True)\nb = x * 1\ne = b[0:1].expand(3, 2)\ne.mul_(2)",
     "e = torch.zeros(1, 3).expand(2, 3)\ne.add_(1)",
