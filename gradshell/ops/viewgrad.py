@@ -186,7 +186,6 @@ class CopySlices(Node):
     def backward(self, g):
         geometry = self.geometry
         part = gather(g, geometry)
-        part = wrap(part._data.copy(), part._dtype) if part._grad_fn is None else part
         outs = self.fn.apply([part])
         ga = None
         if self.needs_base:
