@@ -189,6 +189,10 @@ def _expand_key(t: Tensor, key) -> tuple:
 
 
 _INT64 = (-(2**63), 2**63 - 1)
+_ZERO_DIM_INDEX = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+)
 
 
 def _check_int(k) -> None:
@@ -220,6 +224,11 @@ def _walk(self: Tensor, key, setting: bool = False) -> tuple:
     `self`, as PyTorch does, in order; returns the view and the advanced parts left
     ((dim, index) pairs, applied afterwards)."""
     nd = self._data.ndim
+    if nd == 0 and not isinstance(key, tuple):
+        if _is_int(key):
+            raise IndexError(_ZERO_DIM_INDEX)
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     key, used = _expand_key(self, key)
     cur = self
     d = 0
@@ -239,10 +248,7 @@ def _walk(self: Tensor, key, setting: bool = False) -> tuple:
         if _is_int(k):
             _check_int(k)
             if cur._data.ndim == 0:
-                raise IndexError(
-                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-                )
+                raise IndexError(_ZERO_DIM_INDEX)
             cur = _select_at(cur, d, k, pos)
             continue
         if isinstance(k, slice):
@@ -283,10 +289,7 @@ def getitem(self: Tensor, key):
             if nd == 0:
                 if settings.legacy and key == 0 and self._data.size == 1:
                     return self.item() if not self._requires_grad else self
-                raise IndexError(
-                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-                )
+                raise IndexError(_ZERO_DIM_INDEX)
             r = shape_ops.select(self, 0, int(key))
             if settings.legacy and r._data.ndim == 0 and not self._requires_grad:
                 return r.item()

@@ -9,6 +9,7 @@ import weakref
 
 from gradshell.core import dtypes, events, grad_mode
 from gradshell.core.autograd import SavedTensor
+from gradshell.core.engine import register_retain_grad
 from gradshell.ops.base import (
     Node,
     Tensor,
@@ -59,8 +60,11 @@ def check_inplace(self: Tensor, *others, overlap: bool = False) -> None:
 def commit_write(self: Tensor, recorded: bool) -> None:
     """After an in-place write into `self` (and, if `recorded`, its node recorded on
     `self`): move the node onto the base when `self` is a view, and count the write."""
-    if recorded and self._base is not None:
-        rebase_view(self)
+    if recorded:
+        if self._retains_grad:
+            register_retain_grad(self)  # PyTorch's .grad follows the tensor's new history
+        if self._base is not None:
+            rebase_view(self)
     self._bump_version()
 
 

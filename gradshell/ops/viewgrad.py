@@ -19,6 +19,7 @@ import numpy as np
 
 from gradshell.core import grad_mode
 from gradshell.core.autograd import InvalidView
+from gradshell.core.engine import register_retain_grad
 from gradshell.ops.base import Node, Tensor, array_module, needs_grad, record, wrap
 from gradshell.ops.explanation import Ctx, Formula, Local
 
@@ -232,6 +233,8 @@ def rebase_view(view: Tensor) -> None:
     base._grad_fn = node
     base._requires_grad = True
     base._output_nr = 0
+    if base._retains_grad:
+        register_retain_grad(base)  # PyTorch's .grad follows the base's new history
 
 
 def regenerate_views(t: Tensor) -> None:

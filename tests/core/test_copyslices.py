@@ -225,6 +225,11 @@ PROGRAMS = [
     "b[1:].mul_(2)\nz.sum().backward()\ng = y.grad",
     # no grad: plain views write through, the version counts
     "d = torch.zeros(3)\nv = d[1:]\nv.add_(1)\nr = (d, v, d._version, v._version)",
+    # .grad of a tensor that retains it follows its new history; a view's does not
+    "x = torch.linspace(-1, 1, 6).reshape(2, 3).requires_grad_()\nb = x * 2\nb.retain_grad()\n"
+    "v = b[0]\nv.retain_grad()\nv.mul_(3)\n(b * b).sum().backward()\nr = (b.grad, v.grad, x.grad)",
+    "x = torch.linspace(-1, 1, 6).reshape(2, 3).requires_grad_()\nb = x * 2\nb.retain_grad()\n"
+    "b.mul_(3)\n(b * b).sum().backward()\nr = (b.grad, x.grad)",
     # a second backward through CopySlices
     "x = torch.ones(3, requires_grad=True)\nw = torch.ones(2, requires_grad=True)\nb = x * 1\n"
     "b[1:].mul_(w)\nb.sum().backward()\nb.sum().backward()",

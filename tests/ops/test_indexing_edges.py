@@ -133,6 +133,11 @@ SETS = [
     "t[None, 0] = torch.ones(4)",
     "t[:, [1, 2]] = 0.",
     "t[0][1] = 3.",
+    "s = torch.tensor(3.)\ns[0] = 1.",
+    "s = torch.tensor(3.)\ns[0:1] = 1.",
+    "s = torch.tensor(3.)\ns[...] = 2.\ns[()] = 4.\ns[None] = 5.\ns[True] = 6.",
+    "u = torch.zeros(3)\nu[torch.tensor(1)] = 2.\nu[torch.tensor(True)] = 3.\nu[-1] = 4.\n"
+    "u[0:2] = torch.tensor([7., 8.])\nu[u > 7] = torch.tensor([9.])",
 ]
 
 
