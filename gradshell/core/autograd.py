@@ -64,7 +64,14 @@ class SavedTensor:
         t = wrap(self.data, self.dtype)
         t._version_counter = self.counter
         node = self.node()
-        if node is not None:
+        view = self.view() if self.view is not None else None
+        if view is not None and view._grad_fn is not None and not view._grad_fn.invalid_view:
+            # an in-place op's output that is a live view: PyTorch unpacks it with the
+            # view's new history
+            t._grad_fn = view._grad_fn
+            t._requires_grad = True
+            t._output_nr = view._output_nr
+        elif node is not None:
             t._grad_fn = node
             t._requires_grad = True
             t._output_nr = self.output_nr

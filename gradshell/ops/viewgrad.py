@@ -61,7 +61,7 @@ class Geometry:
     """A view's place in its base: both shapes and byte strides, and the byte offset of
     the view's first element from the base's."""
 
-    __slots__ = ("base_shape", "base_strides", "shape", "strides", "offset", "_index")
+    __slots__ = ("base_shape", "base_strides", "shape", "strides", "offset", "itemsize", "_index")
 
     def __init__(self, base_data, view_data) -> None:
         self.base_shape = tuple(base_data.shape)
@@ -69,6 +69,7 @@ class Geometry:
         self.shape = tuple(view_data.shape)
         self.strides = tuple(view_data.strides)
         self.offset = _address(view_data) - _address(base_data)
+        self.itemsize = base_data.itemsize
         self._index = None
         if view_data.itemsize != base_data.itemsize:
             self.strides = None  # a view(dtype) of another size: not an element-wise view
@@ -101,6 +102,23 @@ class Geometry:
             raise missing
         return order[at_c]
 
+    def replayable(self) -> bool:
+        """True when the view can be taken again, by its strides, of a fresh row-major
+        array of the base's shape (the base is row-major and no two elements share
+        memory): the backward of a backward then builds PyTorch's nodes."""
+        if self.strides is None or self.base_numel == 0:
+            return False
+        expected, strides = self.itemsize, []
+        for n in reversed(self.base_shape):
+            strides.append(expected)
+            expected *= n
+        row_major = all(
+            n == 1 or s == e
+            for n, s, e in zip(self.base_shape, self.base_strides, reversed(strides), strict=True)
+        )
+        shared = any(s == 0 and n > 1 for n, s in zip(self.shape, self.strides, strict=True))
+        return row_major and not shared
+
     @property
     def base_numel(self) -> int:
         """The number of elements of the base."""
@@ -124,8 +142,37 @@ def gather(g: Tensor, geometry: Geometry) -> Tensor:
     return out
 
 
+def strided_view(t: Tensor, shape: tuple, strides: tuple, offset: int) -> Tensor:
+    """A view of `t` (row-major data) with byte `strides` from byte `offset`, recorded as
+    AsStridedBackward0 (PyTorch's as_strided)."""
+    data = t._data
+    xp = array_module(data)
+    start = data.reshape(-1)[offset // data.itemsize :]
+    view = xp.lib.stride_tricks.as_strided(start, shape=shape, strides=strides)
+    out = wrap(view, t._dtype)
+    out._version_counter = t._counter()
+    register_view(t, out)
+    if needs_grad(t):
+        node = AsStridedBackward0()
+        node.geometry = Geometry(data, view)
+        record(node, (t,), out)
+    return out
+
+
+def _whole(t: Tensor) -> Tensor:
+    """`t` seen again through as_strided with its own shape and strides."""
+    return strided_view(t, t._data.shape, t._data.strides, 0)
+
+
 def scatter(gv: Tensor, geometry: Geometry) -> Tensor:
     """A base-shaped zero tensor with the view-shaped `gv` added at the view's elements."""
+    if needs_grad(gv) and geometry.replayable():
+        # building a graph of gradients: PyTorch's nodes (a copy into an as_strided view
+        # of zeros, CopySlices, seen again through as_strided)
+        xp = array_module(gv._data)
+        zeros = wrap(xp.zeros(geometry.base_shape, gv._dtype.np), gv._dtype)
+        strided_view(zeros, geometry.shape, geometry.strides, geometry.offset).copy_(gv)
+        return _whole(zeros)
     xp = array_module(gv._data)
     flat = xp.zeros(geometry.base_numel, gv._dtype.np)
     idx = _index_for(gv, geometry)
@@ -186,6 +233,8 @@ class CopySlices(Node):
 
     def backward(self, g):
         geometry = self.geometry
+        if needs_grad(g) and geometry.replayable():
+            return self._backward_graph(g)
         part = gather(g, geometry)
         outs = self.fn.apply([part])
         ga = None
@@ -199,6 +248,27 @@ class CopySlices(Node):
                     g_self = g_self.sum_to_size(part._data.shape)
                 ga = ga + scatter(g_self, geometry)
         return (ga,) + tuple(outs[1:])
+
+    def _backward_graph(self, g: Tensor) -> tuple:
+        """The backward with create_graph=True, built of PyTorch's nodes: the gradient
+        copied into a fresh base, the view's part of it cloned for the wrapped node, and
+        that node's gradient copied back into the part."""
+        geometry = self.geometry
+        xp = array_module(g._data)
+        result = wrap(xp.zeros(geometry.base_shape, g._dtype.np), g._dtype)
+        result.copy_(g)
+        part = strided_view(result, geometry.shape, geometry.strides, geometry.offset)
+        outs = self.fn.apply([part.clone()])
+        if not self.needs_base:
+            return (None,) + tuple(outs[1:])
+        g_self = outs[0]
+        if g_self is None:
+            part.zero_()
+        else:
+            if g_self._data.shape != part._data.shape:
+                g_self = g_self.sum_to_size(part._data.shape)
+            part.copy_(g_self)
+        return (result,) + tuple(outs[1:])
 
     def release(self) -> None:
         """Free the wrapped op's saved tensors too (unless a graph of gradients reaches

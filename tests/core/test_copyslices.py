@@ -158,7 +158,32 @@ def test_create_graph_through_copyslices_matches_pytorch():
         (g,) = torch.autograd.grad((b * b).sum(), x, create_graph=True)
         return (g,)
 
-    check(fn, A, W, graph=False)
+    check(fn, A, W)
+
+
+def test_create_graph_through_a_regenerated_view_matches_pytorch():
+    def fn(torch, x):
+        b = x * 1
+        v = b[1:]
+        b.mul_(2)
+        (g,) = torch.autograd.grad((v * v).sum(), b, create_graph=True)
+        return g, v
+
+    check(fn, A)
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_create_graph_through_a_saved_output_of_a_view(keep):
+    def fn(torch, x):
+        b = x * 1
+        v = b[:, 2:]
+        v.exp_()
+        if not keep:
+            del v  # PyTorch unpacks the saved output with exp_'s node once the view is gone
+        (g,) = torch.autograd.grad((b * b).sum(), x, create_graph=True)
+        return (g,)
+
+    check(fn, A)
 
 
 PROGRAMS = [
