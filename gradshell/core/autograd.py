@@ -36,9 +36,10 @@ _LEAF_PRIORITY = float("inf")  # AccumulateGrad runs as soon as it is ready, as 
 class SavedTensor:
     """A tensor saved for backward, remembering its version to detect in-place changes."""
 
-    __slots__ = ("tensor", "data", "dtype", "counter", "version", "node", "output_nr")
+    __slots__ = ("tensor", "data", "dtype", "counter", "version", "node", "output_nr", "view")
 
     def __init__(self, t: Tensor, node: Node | None = None) -> None:
+        self.view = None  # the view an in-place op wrote into, when it saved its output
         counter = t._counter()
         self.counter = counter
         self.version = counter.value
@@ -63,10 +64,20 @@ class SavedTensor:
         t = wrap(self.data, self.dtype)
         t._version_counter = self.counter
         node = self.node()
-        if node is not None:
+        view = self.view() if self.view is not None else None
+        if view is not None and view._grad_fn is not None and not view._grad_fn.invalid_view:
+            # an in-place op's output that is a live view: PyTorch unpacks it with the
+            # view's new history
+            t._grad_fn = view._grad_fn
+            t._requires_grad = True
+            t._output_nr = view._output_nr
+        elif node is not None:
             t._grad_fn = node
             t._requires_grad = True
             t._output_nr = self.output_nr
+            if grad_mode.state.enabled:
+                # a graph built with create_graph=True now reaches `node` on its own too
+                node._in_graph = True
         return t
 
     def _modified_message(self) -> str:
@@ -75,6 +86,10 @@ class SavedTensor:
             shape, dtype, fn = t._data.shape, t._dtype, t._grad_fn
         else:
             shape, dtype, fn = self.data.shape, self.dtype, self.node()
+            view = self.view() if self.view is not None else None
+            if view is not None:
+                # PyTorch names a live view written in place by its own new history
+                fn = view._grad_fn
         from gradshell.core.tensor import device_of
 
         device = device_of(self.tensor._data if self.tensor is not None else self.data)
@@ -103,6 +118,10 @@ class Node:
     legacy_python: bool = True
     #: How many outputs the forward op had (size of the gradient buffer).
     num_outputs = 1
+    #: True only for InvalidView: the grad_fn of a view that may no longer be differentiated.
+    invalid_view = False
+    #: Set once a graph of gradients (create_graph=True) holds this node's saved output.
+    _in_graph = False
     _freed = False
     _saved: dict | None = None
     _legacy_kept: dict | None = None
@@ -284,8 +303,31 @@ class AccumulateGrad(Node):
         return ()
 
 
-def accumulator_of(t: Tensor) -> AccumulateGrad:
-    """The AccumulateGrad node of a leaf that requires grad (one per live leaf)."""
+class InvalidView(Node):
+    """Stands for the grad_fn of a view PyTorch forbids differentiating after a write into
+    its storage (made in no_grad mode, or one of several views one function returned):
+    reading `grad_fn` or using the view in an op raises `message`; it prints as <Invalid>."""
+
+    invalid_view = True
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+    def name(self) -> str:
+        """'Invalid', as PyTorch prints such a view's grad_fn."""
+        return "Invalid"
+
+    def backward(self, *grads):
+        raise RuntimeError(self.message)
+
+
+def accumulator_of(t: Tensor) -> AccumulateGrad | None:
+    """The AccumulateGrad node of a leaf that requires grad (one per live leaf); None for
+    a view made in no_grad mode, which requires grad only through its base (PyTorch gives
+    it no accumulator: gradients reaching it are dropped)."""
+    if t._grad_via_base:
+        return None
     ref = t._accumulator
     node = ref() if ref is not None else None
     if node is None:
@@ -306,6 +348,8 @@ def edge(t) -> tuple:
         return (None, 0)
     fn = t._grad_fn
     if fn is not None:
+        if fn.invalid_view:
+            raise RuntimeError(fn.message)
         return (fn, t._output_nr)
     return (accumulator_of(t), 0)
 
@@ -328,7 +372,12 @@ def record(node: Node, inputs: tuple, output: Tensor, output_nr: int = 0) -> Ten
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
                 fn = t._grad_fn
-                edges.append((accumulator_of(t), 0) if fn is None else (fn, t._output_nr))
+                if fn is None:
+                    edges.append((accumulator_of(t), 0))
+                elif fn.invalid_view:
+                    raise RuntimeError(fn.message)
+                else:
+                    edges.append((fn, t._output_nr))
                 meta.append((t._data.shape, t._dtype))
             else:
                 edges.append(_NO_EDGE)

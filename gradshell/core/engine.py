@@ -365,7 +365,7 @@ def _observe_tensor_hooks(node: Node, grads: list, observer: Callable[[Any], Non
             observer(HooksSkipped(node, "output"))
         t = retain() if retain is not None else None
         g = grads[nr]
-        if t is not None and t._retains_grad and g is not None:
+        if t is not None and t._retains_grad and t._grad_fn is node and g is not None:
             before = t._grad
             after = g if before is None else _add(before, g)
             observer(WouldAccumulate(t, before, g, after, retain=True))
@@ -478,7 +478,8 @@ def _run_tensor_hooks(node: Node, grads: list) -> list:
                 g = _check_hook_result(r, g, "hook")
         grads[nr] = g
         t = retain() if retain is not None else None
-        if t is not None and t._retains_grad:
+        # .grad keeps the gradient of the tensor's current history (an in-place op moves it)
+        if t is not None and t._retains_grad and t._grad_fn is node:
             _retain(t, g)
     return grads
 

@@ -33,6 +33,15 @@ NON_LEAF_GRAD_WARNING = (
 
 
 _constructor: Callable[..., Tensor] | None = None
+_view_hook: Callable[[Tensor], None] | None = None
+
+
+def set_view_hook(fn: Callable[[Tensor], None] | None) -> None:
+    """Install `fn(tensor)`, called after each in-place write into a tensor that shares
+    its storage with views, to give those views their new history (the op library
+    installs it: regenerating a view needs its nodes)."""
+    global _view_hook
+    _view_hook = fn
 
 
 def set_constructor(fn: Callable[..., Tensor] | None) -> None:
@@ -86,6 +95,11 @@ class Tensor:
     _grad = None
     _version_counter = None
     _base = None
+    # the views of one storage (a WeakSet shared by the base and its views), and how a view
+    # was made: None, or "no_grad" / "multi" for views PyTorch forbids writing into
+    _views = None
+    _view_kind = None
+    _grad_via_base = False  # a view made in no_grad mode requires grad only through its base
     _hooks = None
     _retains_grad = False
     _accumulator = None
@@ -197,9 +211,14 @@ class Tensor:
 
     def _storage_root(self):
         a = self._data
-        while isinstance(getattr(a, "base", None), type(a)):
-            a = a.base
-        return a
+        while True:
+            b = getattr(a, "base", None)
+            if not isinstance(b, type(a)):
+                # a writable expand is NumPy's as_strided, whose base wraps the array viewed
+                b = getattr(b, "base", None)
+                if not isinstance(b, type(a)):
+                    return a
+            a = b
 
     def data_ptr(self) -> int:
         """The address of the first element."""
@@ -237,6 +256,8 @@ class Tensor:
         c.value += 1
         if self._dtype is dtypes.bfloat16:  # a write into the float32 storage: round it
             self._data[...] = dtypes.round_bfloat16(self._data)
+        if self._views is not None and _view_hook is not None:
+            _view_hook(self)
 
     def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
         return wrap_dim(dim, self._data.ndim if ndim is None else ndim)
@@ -362,6 +383,7 @@ class Tensor:
                 "allowed."
             )
         self._requires_grad = value
+        self._grad_via_base = False
 
     @property
     def is_leaf(self) -> bool:
@@ -371,7 +393,10 @@ class Tensor:
     @property
     def grad_fn(self):
         """The graph node that produced this tensor, or None for leaves."""
-        return self._grad_fn
+        fn = self._grad_fn
+        if fn is not None and fn.invalid_view:
+            raise RuntimeError(fn.message)
+        return fn
 
     @property
     def output_nr(self) -> int:
@@ -565,4 +590,5 @@ __all__ = [
     "array_module",
     "RemovableHandle",
     "set_constructor",
+    "set_view_hook",
 ]

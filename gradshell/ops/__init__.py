@@ -46,13 +46,15 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     sorting,
     unary,
     unpool,
+    viewgrad,
 )
 
 # The one place the op library installs itself into the core: every declared Tensor
-# method, `torch.Tensor(...)` and the engine's broadcast-gradient sum (in PyTorch's order
-# of additions).
+# method, `torch.Tensor(...)`, the engine's broadcast-gradient sum (in PyTorch's order
+# of additions) and the new history of views after a write into their storage.
 registry.install(_tensor.Tensor)
 _tensor.set_constructor(creation.legacy_tensor_constructor)
+_tensor.set_view_hook(viewgrad.regenerate_views)
 _gradients.set_exact_sum(lambda t, dims: t.sum(dims, keepdim=True))
 
 # PyTorch never warns on 1/0 or log(0) (it returns inf/nan); neither do we.

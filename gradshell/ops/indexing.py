@@ -1,8 +1,10 @@
 """Indexing: `x[...]` (ints, slices, None, Ellipsis as views; tensors, lists and bool
 masks as copies) and `x[...] = v`, with PyTorch's nodes (SelectBackward0,
-SliceBackward0, IndexBackward0, CopySlices, IndexPutBackward0)."""
+SliceBackward0, IndexBackward0, IndexPutBackward0; a write through a view is CopySlices)."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -39,9 +41,9 @@ from gradshell.ops.inplace import (
     _snapshot_graph,
     apply_inplace,
     check_inplace,
+    commit_write,
 )
 from gradshell.ops.selection import where
-from gradshell.ops.shape import SelectBackward0, make_view
 
 _INDEX_DTYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
 
@@ -61,11 +63,14 @@ def normalize_key(key):
     tuples inside a tuple are index lists."""
     if isinstance(key, range):
         return list(key)
+    if isinstance(key, str):
+        # PyTorch reads a short string as a sequence of indices, then fails to make a tensor
+        if len(key) < 32:
+            warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=_caller_level())
+        raise TypeError("new(): invalid data type 'str'")
     if isinstance(key, list) and len(key) < 32:
         for k in key:
             if isinstance(k, (Tensor, list, tuple, range, slice)) or k is None or k is Ellipsis:
-                import warnings
-
                 warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=_caller_level())
                 key = tuple(key)
                 break
@@ -178,12 +183,92 @@ def _expand_key(t: Tensor, key) -> tuple:
         key = (key,)
     used = sum(_dims_used(k) for k in key)
     nd = t._data.ndim
-    n_ell = sum(1 for k in key if k is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if used > nd:
         raise IndexError(f"too many indices for tensor of dimension {nd}")
     return key, used
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+_ZERO_DIM_INDEX = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+)
+
+
+def _check_int(k) -> None:
+    """PyTorch's error for an integer index that does not fit in 64 bits."""
+    if not _INT64[0] <= k <= _INT64[1]:
+        raise ValueError("Overflow when unpacking long long")
+
+
+def _select_at(cur: Tensor, d: int, k: int, pos: int) -> Tensor:
+    """cur.select(d, k) for the index at position `pos` of the key: PyTorch names that
+    position in its out-of-bounds error, and a dimension just past the end has size 0
+    (several ellipses can push `d` there)."""
+    nd = cur._data.ndim
+    if d >= nd:
+        # PyTorch reads the size past the last dimension from its inline storage of sizes
+        # (5 slots, then the strides): 0 in an unused slot
+        size = 0 if d < 5 else (cur.stride()[d - 5] if nd <= 5 and d - 5 < nd else None)
+        if size is None or -size <= k < size:
+            wrap_dim(d, nd)
+        raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
+    size = cur._data.shape[d]
+    if not -size <= k < size:
+        raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
+    return shape_ops.select(cur, d, int(k))
+
+
+def _walk(self: Tensor, key, setting: bool = False) -> tuple:
+    """Apply the basic parts of the index `key` (ints, slices, None, ellipses) as views of
+    `self`, as PyTorch does, in order; returns the view and the advanced parts left
+    ((dim, index) pairs, applied afterwards)."""
+    nd = self._data.ndim
+    if nd == 0 and not isinstance(key, tuple):
+        if _is_int(key):
+            raise IndexError(_ZERO_DIM_INDEX)
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    key, used = _expand_key(self, key)
+    cur = self
+    d = 0
+    adv: list = []  # (dim in cur, index, position in the key) for advanced parts
+    for pos, k in enumerate(key):
+        if isinstance(k, Tensor) and k._data.ndim == 0 and k._dtype.category == dtypes.INT:
+            k = int(k.item())
+        if k is Ellipsis:
+            # the original dims no other index consumes (PyTorch skips them again at each
+            # further ellipsis)
+            d += nd - used
+            continue
+        if k is None or (setting and k is True):  # writing, True is a new dimension too
+            cur = shape_ops.unsqueeze(cur, d)
+            d += 1
+            continue
+        if _is_int(k):
+            _check_int(k)
+            if cur._data.ndim == 0:
+                raise IndexError(_ZERO_DIM_INDEX)
+            cur = _select_at(cur, d, k, pos)
+            continue
+        if isinstance(k, slice):
+            start, stop, step = _slice_args(k)
+            wrap_dim(d, cur._data.ndim)
+            size = cur._data.shape[d]
+            s0, s1, st = slice(start, stop, step).indices(size)
+            if not (s0 == 0 and s1 == size and st == 1):
+                cur = shape_ops.slice_dim(cur, d, start, stop, step)
+            d += 1
+            continue
+        if _is_advanced(k):
+            adv.append((d, k))
+            d += _dims_used(k) if not isinstance(k, bool) else 0
+            continue
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+            "valid indices (got " + type(k).__name__ + ")"
+        )
+    return cur, adv
 
 
 def getitem(self: Tensor, key):
@@ -200,13 +285,11 @@ def getitem(self: Tensor, key):
         ):
             key = int(key.item())
         if _is_int(key):
+            _check_int(key)
             if nd == 0:
                 if settings.legacy and key == 0 and self._data.size == 1:
                     return self.item() if not self._requires_grad else self
-                raise IndexError(
-                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-                )
+                raise IndexError(_ZERO_DIM_INDEX)
             r = shape_ops.select(self, 0, int(key))
             if settings.legacy and r._data.ndim == 0 and not self._requires_grad:
                 return r.item()
@@ -219,60 +302,70 @@ def getitem(self: Tensor, key):
             return shape_ops.unsqueeze(self, 0)
         if key is Ellipsis:
             return shape_ops.alias(self)
-    key, used = _expand_key(self, key)
-    cur = self
-    d = 0
-    adv: list = []  # (dim in cur, index) for advanced parts
-    for k in key:
-        if isinstance(k, Tensor) and k._data.ndim == 0 and k._dtype.category == dtypes.INT:
-            k = int(k.item())
-        if k is Ellipsis:
-            d += nd - used  # the original dims no other index consumes
-            continue
-        if k is None:
-            cur = shape_ops.unsqueeze(cur, d)
-            d += 1
-            continue
-        if _is_int(k):
-            if cur._data.ndim == 0:
-                raise IndexError(
-                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-                )
-            cur = shape_ops.select(cur, d, int(k))
-            continue
-        if isinstance(k, slice):
-            start, stop, step = _slice_args(k)
-            size = cur._data.shape[d]
-            s0, s1, st = slice(start, stop, step).indices(size)
-            if not (s0 == 0 and s1 == size and st == 1):
-                cur = shape_ops.slice_dim(cur, d, start, stop, step)
-            d += 1
-            continue
-        if _is_advanced(k):
-            adv.append((d, k))
-            d += _dims_used(k) if not isinstance(k, bool) else 0
-            continue
-        raise IndexError(
-            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-            "valid indices (got " + type(k).__name__ + ")"
-        )
+    cur, adv = _walk(self, key)
     if adv:
-        xp = array_module(cur._data)
-        np_key: list = []
-        pos = 0
-        for dim, k in adv:
-            while pos < dim:
-                np_key.append(slice(None))
-                pos += 1
-            np_key.append(_as_index_array(k, xp))
-            pos += _dims_used(k) if not isinstance(k, bool) else 0
-        return _advanced(cur, tuple(np_key))
+        return _advanced(cur, _advanced_key(cur, adv))
     if cur is self:
         return shape_ops.alias(self)
     if settings.legacy and cur._data.ndim == 0 and not self._requires_grad:
         return cur.item()
     return cur
+
+
+def _advanced_key(cur: Tensor, adv: list) -> tuple:
+    """The NumPy index for the advanced parts `adv` ((dim, index) pairs) of an index into
+    `cur`, checked as PyTorch checks them (its messages count the indexed dimensions)."""
+    xp = array_module(cur._data)
+    np_key: list = []
+    pos = 0
+    last = adv[-1]
+    needed = last[0] + (_dims_used(last[1]) if not isinstance(last[1], bool) else 0)
+    if needed > cur._data.ndim:
+        raise IndexError(
+            f"too many indices for tensor of dimension {cur._data.ndim} (got {needed})"
+        )
+    shape = cur._data.shape
+    ordinal = 0
+    for dim, k in adv:
+        while pos < dim:
+            np_key.append(slice(None))
+            pos += 1
+        arr = _as_index_array(k, xp)
+        if isinstance(k, bool):
+            np_key.append(arr)
+            continue
+        if arr.dtype == np.uint8:
+            warnings.warn(_UINT8_MASK, UserWarning, stacklevel=_caller_level())
+            arr = arr.astype(bool)
+        if arr.dtype == bool:
+            for i, n in enumerate(arr.shape):
+                if dim + i >= len(shape) or n != shape[dim + i]:
+                    raise IndexError(
+                        f"The shape of the mask {list(arr.shape)} at index {i} does not match "
+                        f"the shape of the indexed tensor {list(shape)} at index {dim + i}"
+                    )
+            ordinal += max(arr.ndim, 1)
+            pos += max(arr.ndim, 1) if arr.ndim else 0
+        else:
+            size = shape[dim]
+            flat = arr.reshape(-1)
+            bad = (flat < -size) | (flat >= size)
+            if flat.size and bool(bad.any()):
+                v = int(flat[bad][0])
+                raise IndexError(
+                    f"index {v} is out of bounds for dimension {ordinal} with size {size}"
+                )
+            ordinal += 1
+            pos += 1
+        np_key.append(arr)
+    return tuple(np_key)
+
+
+_UINT8_MASK = (
+    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+    "instead. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)"
+)
 
 
 def _slice_args(k: slice):
@@ -282,7 +375,9 @@ def _slice_args(k: slice):
         return v
 
     step = conv(k.step)
-    if step is not None and step <= 0:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step is not None and step < 0:
         raise ValueError("step must be greater than zero")
     return conv(k.start), conv(k.stop), step if step is not None else 1
 
@@ -291,13 +386,12 @@ install("__getitem__", getitem)
 
 
 # -- assignment --------------------------------------------------------------------------------
-class CopySlices(Node):
-    """x[key] = v: the old x gets the gradient with [key] zeroed, v gets grad[key]."""
-
-    def name(self) -> str:
-        return "torch::autograd::CopySlices"
+class IndexPutBackward0(Node):
+    """x[advanced index] = v: the old x gets the gradient with the written positions
+    zeroed, v gets the gradient at those positions."""
 
     def backward(self, g):
+        self.saved("indices")  # PyTorch saves the index tensors: a second backward fails
         key = self.key
         xp = array_module(g._data)
         ga = None
@@ -307,87 +401,57 @@ class CopySlices(Node):
             ga = g * wrap(mask, dtypes.bool_)
         gv = None
         if self.needs_v:
-            gv = _advanced(g, key) if self.advanced else _basic_view(g, key)
-            if isinstance(gv, Tensor) and gv._data.shape != self.value_shape:
+            gv = _advanced(g, key)
+            if gv._data.shape != self.value_shape:
                 gv = gv.sum_to_size(self.value_shape) if self.value_shape else gv.sum()
         return ga, gv
 
     no_explanation = (
-        "wraps the backward of an in-place change to a view: the wrapped node's formula applies"
+        "an in-place write through an advanced index: its positions are a tuple of index "
+        "tensors, which formulas cannot read"
     )
 
 
-class IndexPutBackward0(CopySlices):
-    """x[advanced index] = v."""
-
-    def name(self) -> str:
-        return "IndexPutBackward0"
-
-    def backward(self, g):
-        self.saved("indices")  # PyTorch saves the index tensors: a second backward fails
-        return super().backward(g)
-
-    no_explanation = "an in-place write through an advanced index: a CopySlices wrapper"
-
-
-def _basic_view(g: Tensor, key: tuple) -> Tensor:
-    """g[key] for a NumPy basic index, recorded as a differentiable view."""
-    node = None
-    if needs_grad(g):
-        node = SelectBackward0()
-        node.input_shape = g._data.shape
-        node.key = key
-    if not any(k is Ellipsis for k in key):
-        key = key + (Ellipsis,)  # so NumPy returns a 0-d view, never a copied scalar
-    return make_view(g, g._data[key], node)
-
-
-def _np_key(t: Tensor, key):
-    """The NumPy index equivalent to a PyTorch index (tensors become arrays)."""
-    xp = array_module(t._data)
-    if not isinstance(key, tuple):
-        key = (key,)
-    out = []
-    advanced = False
-    for k in key:
-        if isinstance(k, Tensor):
-            if k._data.ndim == 0 and k._dtype.category == dtypes.INT:
-                out.append(int(k.item()))
-                continue
-            out.append(_as_index_array(k, xp))
-            advanced = True
-        elif isinstance(k, (list, np.ndarray)):
-            out.append(_as_index_array(k, xp))
-            advanced = True
-        elif isinstance(k, slice):
-            out.append(slice(*_slice_args(k)))
-        else:
-            out.append(k)
-    return tuple(out), advanced
-
-
 def setitem(self: Tensor, key, value) -> None:
-    """self[key] = value (a number or a tensor broadcast to the indexed shape)."""
+    """self[key] = value, as PyTorch does it: the basic parts of the index give a view of
+    self, which the value (a number or a tensor, stripped of leading size-1 dimensions and
+    expanded to the view's shape) is copied into, or put into at the advanced parts."""
     if type(key) is not int and not isinstance(key, (slice, Tensor)):
         key = normalize_key(key)
-        if isinstance(key, tuple):
-            _expand_key(self, key)  # PyTorch's errors for too many indices or ellipses
-    np_key, advanced = _np_key(self, key)
-    if not advanced and self._requires_grad and self._grad_fn is None and grad_mode.state.enabled:
+    if key is False or (isinstance(key, tuple) and any(k is False for k in key)):
+        _walk(self, key, setting=True)  # PyTorch's errors still apply; nothing is written
+        return
+    if grad_mode.state.enabled and self._requires_grad and self._grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)  # PyTorch writes through a view of the leaf
-    check_inplace(self, value)
     if isinstance(value, Tensor):
-        v = value._data  # cast silently to self's dtype, as PyTorch does in index assignment
-        if type(v) is not type(self._data):
+        if type(value._data) is not type(self._data):
             check_same_device(self, value)
-    elif is_scalar(value):
-        v = value
-    else:
+    elif not is_scalar(value):
         raise TypeError(f"can't assign a {type(value).__name__} to a {self._type_desc()}")
+    target, adv = _walk(self, key, setting=True)
+    if adv:
+        _index_put(target, _advanced_key(target, adv), value)
+        return
+    if isinstance(value, Tensor):
+        v = value
+        if v._data.ndim > target._data.ndim:
+            v = v.view(_squeeze_lead(v._data.shape, target._data.ndim))
+        if v._data.shape != target._data.shape:
+            v = v.expand(target._data.shape)
+    else:
+        v = wrap(array_module(self._data).asarray(value, dtype=self._dtype.np), self._dtype)
+    target.copy_(v)
+
+
+def _index_put(self: Tensor, np_key: tuple, value) -> None:
+    """self[np_key] = value for an advanced NumPy index, in place, recorded as
+    IndexPutBackward0."""
+    check_inplace(self, value)
+    v = value._data if isinstance(value, Tensor) else value
     grad = needs_grad(self, value)
     old = _snapshot_graph(self) if grad else None
+    target_shape = self._data[np_key].shape
     try:
-        target_shape = self._data[np_key].shape
         if isinstance(value, Tensor):
             v = array_module(self._data).broadcast_to(
                 v
@@ -403,17 +467,15 @@ def setitem(self: Tensor, key, value) -> None:
             f"shape mismatch: value tensor of shape [{', '.join(map(str, value.shape))}] cannot "
             f"be broadcast to indexing result of shape [{', '.join(map(str, target_shape))}]"
         ) from None
-    self._bump_version()
     if grad:
-        node = IndexPutBackward0() if advanced else CopySlices()
+        node = IndexPutBackward0()
         node.key = np_key
-        node.advanced = advanced
         node.needs_a = old._requires_grad
         node.needs_v = isinstance(value, Tensor) and value._requires_grad
         node.value_shape = value._data.shape if isinstance(value, Tensor) else ()
-        if advanced:
-            node.save_scalar("indices", np_key)
+        node.save_scalar("indices", np_key)
         record(node, (old, value if isinstance(value, Tensor) else None), self)
+    commit_write(self, grad)
 
 
 def _squeeze_lead(shape: tuple, n: int) -> tuple:

@@ -5,9 +5,11 @@ requires grad, version counting, and rebasing a non-leaf's history onto the new 
 from __future__ import annotations
 
 import warnings
+import weakref
 
 from gradshell.core import dtypes, events, grad_mode
 from gradshell.core.autograd import SavedTensor
+from gradshell.core.engine import register_retain_grad
 from gradshell.ops.base import (
     Node,
     Tensor,
@@ -24,6 +26,7 @@ from gradshell.ops.explanation import (
     Local,
     const,
 )
+from gradshell.ops.viewgrad import OVERLAP, overlaps, rebase_view, view_error
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = (
@@ -31,25 +34,38 @@ VIEW_OF_LEAF_INPLACE = (
 )
 
 
-def check_inplace(self: Tensor, *others) -> None:
-    """Raise PyTorch's error for in-place changes autograd cannot allow."""
-    if not grad_mode.state.enabled:
-        return
-    if self._requires_grad and self._grad_fn is None:
-        if self._base is not None:
-            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-        raise RuntimeError(LEAF_INPLACE)
+def check_inplace(self: Tensor, *others, overlap: bool = False) -> None:
+    """Raise PyTorch's error for in-place changes autograd cannot allow; with `overlap`,
+    also for writing elementwise into a view whose elements share memory (expand)."""
     base = self._base
-    if base is not None and (
-        base._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
-    ):
-        if base._requires_grad and base._grad_fn is None:
-            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-        raise NotImplementedError(
-            "gradshell: in-place changes to a view of a tensor that requires grad are not "
-            "supported; write to the base tensor with indexing (y[0] = v) or use an "
-            "out-of-place op"
-        )
+    if grad_mode.state.enabled:
+        if base is None:
+            if self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE)
+        elif (
+            self._requires_grad
+            or base._requires_grad
+            or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        ):
+            if self._view_kind is not None:
+                raise RuntimeError(view_error(self, direct=True))
+            # a view that requires grad (itself, or through its base) of a storage with no
+            # history: PyTorch's base is a leaf, whether or not it requires grad
+            if (self._requires_grad or base._requires_grad) and base._grad_fn is None:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+    if overlap and base is not None and overlaps(self):
+        raise RuntimeError(OVERLAP)
+
+
+def commit_write(self: Tensor, recorded: bool) -> None:
+    """After an in-place write into `self` (and, if `recorded`, its node recorded on
+    `self`): move the node onto the base when `self` is a view, and count the write."""
+    if recorded:
+        if self._retains_grad:
+            register_retain_grad(self)  # PyTorch's .grad follows the tensor's new history
+        if self._base is not None:
+            rebase_view(self)
+    self._bump_version()
 
 
 def _can_cast(src: dtypes.DType, dst: dtypes.DType) -> bool:
@@ -99,12 +115,13 @@ def rebase(self: Tensor, res: Tensor) -> Tensor:
             ) from None
     data[...] = src
     _settle(self)
-    self._bump_version()
     node = res._grad_fn
     if node is not None:
         self._grad_fn = node
         self._requires_grad = True
         self._output_nr = res._output_nr
+    commit_write(self, node is not None)
+    if node is not None:
         saved = node._saved
         if saved:
             for st in saved.values():
@@ -112,12 +129,15 @@ def rebase(self: Tensor, res: Tensor) -> Tensor:
                     st.data = self._data
                     st.counter = self._counter()
                     st.version = st.counter.value
+                    if self._base is not None:
+                        # PyTorch's error names such a view by its new history while it lives
+                        st.view = weakref.ref(self)
     return self
 
 
 def apply_inplace(self: Tensor, func, args: tuple, kwargs: dict, name: str = "") -> Tensor:
     """Run the out-of-place `func(self, *args)` and store the result in `self`."""
-    check_inplace(self, *args)
+    check_inplace(self, *args, overlap=True)
     if needs_grad(self, *args):
         res = func(_snapshot(self), *args, **kwargs)
     else:
@@ -132,7 +152,7 @@ def apply_inplace(self: Tensor, func, args: tuple, kwargs: dict, name: str = "")
 
 def fast_binary(self: Tensor, other, ufunc: str, name: str):
     """The common no-grad case of add_/sub_/mul_/div_: compute straight into the storage."""
-    check_inplace(self, other)
+    check_inplace(self, other, overlap=True)
     if needs_grad(self, other):
         return None
     data = self._data
@@ -178,11 +198,9 @@ def zero_(self):
     if grad:
         old_edge_holder = _snapshot_graph(self)
     self._data[...] = 0
-    self._bump_version()
     if grad:
-        out = self
-        node = ZeroBackward0()
-        record(node, (old_edge_holder,), out)
+        record(ZeroBackward0(), (old_edge_holder,), self)
+    commit_write(self, grad)
     if listening:
         events.emit(events.GradZeroed(self, before))
     return self
@@ -237,12 +255,12 @@ def fill_(self, value):
     old = _snapshot_graph(self) if grad else None
     self._data[...] = v
     _settle(self)
-    self._bump_version()
     if grad:
         if isinstance(value, Tensor):
             record(FillBackward3(), (old, value), self)
         else:
             record(FillBackward2(), (old,), self)
+    commit_write(self, grad)
     return self
 
 
@@ -269,7 +287,7 @@ def copy_(self, src, non_blocking: bool = False):
         raise TypeError(
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
         )
-    check_inplace(self, src)
+    check_inplace(self, src, overlap=True)
     xp = array_module(self._data)
     try:
         data = xp.broadcast_to(src._data, self._data.shape)
@@ -287,12 +305,12 @@ def copy_(self, src, non_blocking: bool = False):
         data = to_numpy(data) if type(self._data).__module__ == "numpy" else xp.asarray(data)
     self._data[...] = data
     _settle(self)
-    self._bump_version()
     if grad:
         node = CopyBackwards()
         node.needs_src = src._requires_grad
         node.src_dtype = src._dtype
         record(node, (old, src), self)
+    commit_write(self, grad)
     return self
 
 

@@ -36,13 +36,14 @@ from gradshell.ops.explanation import (
     transposed,
 )
 from gradshell.ops.inplace import check_inplace, write_out
+from gradshell.ops.viewgrad import MULTI, register_view
 
 
 def make_view(base: Tensor, data, node: Node | None) -> Tensor:
     """A tensor viewing `base`'s storage through `data`, recorded with `node` if needed."""
     out = wrap(data, base._dtype)
     out._version_counter = base._counter()
-    out._base = base if base._base is None else base._base
+    register_view(base, out)
     if node is not None and needs_grad(base):
         record(node, (base,), out)
     return out
@@ -440,7 +441,11 @@ def expand(self, *sizes):
                 f"{list(shp)}"
             )
         target.append(s)
-    data = array_module(self._data).broadcast_to(self._data, tuple(target))
+    xp = array_module(self._data)
+    data = xp.broadcast_to(self._data, tuple(target))
+    if xp is np and self._data.flags.writeable:
+        # NumPy's broadcast is read-only; PyTorch lets one write into an expanded tensor
+        data = np.lib.stride_tricks.as_strided(self._data, data.shape, data.strides)
     node = None
     if needs_grad(self):
         node = ExpandBackward0()
@@ -981,7 +986,9 @@ def _multi_view(base: Tensor, parts: list, node: Node | None) -> tuple:
     for data in parts:
         o = wrap(data, base._dtype)
         o._version_counter = base._counter()
-        o._base = base if base._base is None else base._base
+        register_view(base, o)
+        if o._view_kind is None:
+            o._view_kind = MULTI  # PyTorch forbids writing into one of several views
         outs.append(o)
     if node is not None and needs_grad(base):
         node.num_outputs = len(outs)

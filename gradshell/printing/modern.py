@@ -226,11 +226,15 @@ def modern_repr(t: TensorLike, opts: PrintOptions = OPTS) -> str:
         if dtype.name not in (default.name, "int64", "bool"):
             suffixes.append("dtype=" + repr(dtype))
         body = values_str(values, dtype.is_floating_point, indent, opts)
-    grad_fn = t.grad_fn
-    if grad_fn is not None:
-        suffixes.append("grad_fn=<" + _protocol.node_class_name(grad_fn) + ">")
-    elif t.requires_grad:
-        suffixes.append("requires_grad=True")
+    try:
+        grad_fn = t.grad_fn
+    except RuntimeError:  # a view that may no longer be differentiated: PyTorch prints this
+        suffixes.append("grad_fn=<Invalid>")
+    else:
+        if grad_fn is not None:
+            suffixes.append("grad_fn=<" + _protocol.node_class_name(grad_fn) + ">")
+        elif t.requires_grad:
+            suffixes.append("requires_grad=True")
     text = add_suffixes(PREFIX + body, suffixes, indent, opts.linewidth)
     if _protocol.is_parameter(t):
         return "Parameter containing:\n" + text

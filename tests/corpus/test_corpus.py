@@ -11,9 +11,8 @@ Two things a terminal shows differently are compared apart, not skipped:
   the warning categories and messages must be the same, in the same order;
 * object addresses, normalised as the helper does.
 
-A program listed in XFAIL differs for a reason named there (BUGS.md lists the ones the
-owners of the core and the ops are to fix; "float digits" ones differ only in the last
-digits of floats rounded differently, issue 15).
+A program listed in XFAIL differs for a reason named there: each "float digits" program
+differs only in the last digits of floats that PyTorch's CPU kernels round otherwise.
 """
 
 from __future__ import annotations
@@ -36,8 +35,6 @@ XFAIL = {
     "d2l_weight_decay": _FLOAT_DIGITS
     + "torch.norm of a 200-element float32 weight sums in another order "
     "(last digits of .item())",
-    "makemore_backprop_ninja": "BUGS.md: `dC[ix] += v` (v requires grad) on a view is "
-    "refused (NotImplementedError)",
     "d2l_batchnorm_scratch": _FLOAT_DIGITS
     + "BatchNorm2d weight.grad is a sum of normalised values that is 0 up to rounding: "
     "the rounding noise differs",

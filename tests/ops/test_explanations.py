@@ -85,6 +85,14 @@ def check_formula(y, node_name: str) -> None:
 R = np.random.default_rng(1)
 
 
+def _view_after_write():
+    """A view whose storage was written into since: its history is AsStridedBackward0."""
+    b = _t(A(3, 4)) * 1
+    v = b[:, 1:3]
+    b.mul_(2)
+    return v
+
+
 def A(*shape, lo=-2.0, hi=2.0):
     return R.uniform(lo, hi, shape)
 
@@ -229,6 +237,7 @@ CASES = {
     "FillBackward2": lambda: _nonleaf(A(3)).fill_(2.0),
     "FillBackward3": lambda: _nonleaf(A(3)).fill_(_t(2.0)),
     "CopyBackwards": lambda: _nonleaf(A(2, 3)).copy_(_t(A(3))),
+    "AsStridedBackward0": lambda: _view_after_write(),
     # conv2d(padding="same") pads an even kernel's extra row and column at the end
     "ConstantPadNdBackward0": lambda: conv._pad_end(_t(A(1, 1, 2, 3)), 1, 2, 2),
     "AdaptiveMaxPool2DBackward0": lambda: F.adaptive_max_pool2d(_t(A(2, 5, 4)), (2, 3)),
