@@ -106,7 +106,10 @@ def pad_packed(
     out = creation.full(shape, padding_value, dtype=data.dtype)
     offset = 0
     for start, n, bs in _runs(batch_sizes):
-        out[start : start + n, :bs] = data[offset : offset + n * bs].view(n, bs, *data.shape[1:])
+        # narrow, as PyTorch's kernel does: a view even when it spans the whole tensor
+        # (indexing would skip a full slice), so the result records CopySlices
+        block = data[offset : offset + n * bs].view(n, bs, *data.shape[1:])
+        out.narrow(0, start, n).narrow(1, 0, bs).copy_(block)
         offset += n * bs
     return out
 
