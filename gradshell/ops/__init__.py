@@ -13,6 +13,7 @@ from gradshell.core import gradients as _gradients
 from gradshell.core import tensor as _tensor
 from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     arithmetic,
+    arrangement,
     batchnorm,
     clamping,
     comparison,
