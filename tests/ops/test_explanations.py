@@ -118,6 +118,13 @@ CASES = {
     "MaskedFillBackward1": lambda: _t(A(2, 3)).masked_fill(_t(A(3), False) > 0, _t(1.5)),
     "GatherBackward0": lambda: gtorch.gather(_t(A(2, 3)), 1, gtorch.tensor([[0, 0, 2], [1, 2, 1]])),
     "IndexSelectBackward0": lambda: gtorch.index_select(_t(A(3, 2)), 0, gtorch.tensor([2, 0, 2])),
+    "MaskedSelectBackward0": lambda: _t(A(2, 3)).masked_select(_t(A(3), False) > 0),
+    "MaskedScatterBackward0": lambda: _t(A(2, 3)).masked_scatter(_t(A(3), False) > 0, _t(A(7))),
+    "TakeBackward0": lambda: _t(A(2, 3)).take(gtorch.tensor([[5, 0], [5, 2]])),
+    "IndexFillBackward0": lambda: _t(A(3, 4)).index_fill(1, gtorch.tensor([2, 0]), 1.0),
+    "IndexFillBackward1": lambda: _t(A(3, 4)).index_fill(1, gtorch.tensor([2, 0]), _t(1.5)),
+    "IndexCopyBackward0": lambda: _t(A(3, 4)).index_copy(1, gtorch.tensor([3, 0]), _t(A(3, 2))),
+    "TBackward1": lambda: (_t(A(2, 3)) * 1).t_(),
     "ScatterBackward0": lambda: gtorch.scatter(
         _t(A(2, 3)), 1, gtorch.tensor([[2], [0]]), _t(A(2, 1))
     ),
