@@ -20,6 +20,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     conv,
     conversion,
     creation,
+    distance,
     embedding,
     indexing,
     inplace,

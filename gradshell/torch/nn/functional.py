@@ -4,6 +4,7 @@ gradshell.ops.nn, where each op's forward, backward node and errors live)."""
 from gradshell.ops.batchnorm import batch_norm
 from gradshell.ops.clamping import hardtanh, relu6
 from gradshell.ops.conv import conv1d, conv2d
+from gradshell.ops.distance import cosine_similarity, pairwise_distance
 from gradshell.ops.embedding import embedding
 from gradshell.ops.layer_norm import layer_norm
 from gradshell.ops.nn import (
@@ -44,6 +45,7 @@ __all__ = [
     "batch_norm",
     "conv1d",
     "conv2d",
+    "cosine_similarity",
     "max_pool2d",
     "max_pool2d_with_indices",
     "binary_cross_entropy",
@@ -63,6 +65,7 @@ __all__ = [
     "nll_loss",
     "normalize",
     "one_hot",
+    "pairwise_distance",
     "relu",
     "relu_",
     "relu6",

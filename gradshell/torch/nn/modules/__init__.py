@@ -25,6 +25,7 @@ from gradshell.torch.nn.modules.container import (
     Sequential,
 )
 from gradshell.torch.nn.modules.conv import Conv1d, Conv2d
+from gradshell.torch.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from gradshell.torch.nn.modules.dropout import Dropout
 from gradshell.torch.nn.modules.flatten import Flatten, Unflatten
 from gradshell.torch.nn.modules.linear import Identity, Linear
@@ -49,6 +50,7 @@ __all__ = [
     "BatchNorm2d",
     "Conv1d",
     "Conv2d",
+    "CosineSimilarity",
     "MaxPool2d",
     "ParameterDict",
     "ParameterList",
@@ -72,6 +74,7 @@ __all__ = [
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
+    "PairwiseDistance",
     "ReLU",
     "ReLU6",
     "Sequential",
