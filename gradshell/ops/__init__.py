@@ -31,6 +31,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     nn,
     placement,
     pooling,
+    products,
     reduction,
     registry,
     scalar,

@@ -126,6 +126,7 @@ CASES = {
     "IndexCopyBackward0": lambda: _t(A(3, 4)).index_copy(1, gtorch.tensor([3, 0]), _t(A(3, 2))),
     "TBackward1": lambda: (_t(A(2, 3)) * 1).t_(),
     "NormBackward1": lambda: gtorch.pairwise_distance(_t(A(3, 4)), _t(A(3, 4))),
+    "LinalgCrossBackward0": lambda: gtorch.linalg.cross(_t(A(4, 3)), _t(A(1, 3))),
     "ScatterBackward0": lambda: gtorch.scatter(
         _t(A(2, 3)), 1, gtorch.tensor([[2], [0]]), _t(A(2, 1))
     ),
