@@ -1,13 +1,39 @@
 """Arrangements composed of the shape family's views and copies, recording the nodes
 PyTorch records for them: broadcast_to, broadcast_tensors, meshgrid (expand), tile
-(repeat), ravel (contiguous + view) and atleast_1d/2d/3d (reshape, unsqueeze)."""
+(repeat), ravel (contiguous + view), atleast_1d/2d/3d (reshape, unsqueeze), diff (slices
+and sub), tensor_split / vsplit / hsplit / dsplit (slices); and rot90 (Rot90Backward0)."""
 
 from __future__ import annotations
 
-from gradshell.core import warn_once
-from gradshell.ops.base import Tensor, array_module, broadcast_error, tensor_method
-from gradshell.ops.inplace import _caller_level
-from gradshell.ops.shape import _sizes, contiguous, expand, repeat, reshape, unsqueeze, view
+import numpy as np
+
+from gradshell.core import dtypes, warn_once
+from gradshell.ops.base import (
+    Node,
+    Tensor,
+    array_module,
+    broadcast_error,
+    needs_grad,
+    record,
+    tensor_method,
+    wrap,
+    wrap_dim,
+)
+from gradshell.ops.explanation import Ctx, Formula, Local
+from gradshell.ops.inplace import _caller_level, copy_
+from gradshell.ops.shape import (
+    _sizes,
+    cat,
+    contiguous,
+    expand,
+    repeat,
+    reshape,
+    slice_dim,
+    unsqueeze,
+    view,
+)
+
+BOOL_DTYPE = dtypes.bool_
 
 MESHGRID_INDEXING = (
     "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
@@ -157,3 +183,156 @@ def atleast_2d(*tensors):
 def atleast_3d(*tensors):
     """Tensors of rank below 3 given dimensions of size 1 (1-d: (1, n, 1); 2-d: (m, n, 1))."""
     return _atleast(tensors, _at_least_3d)
+
+
+# -- diff, tensor_split and its named forms ------------------------------------------------------
+@tensor_method("diff", torch=("diff",))
+def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
+    """The n-th forward difference along `dim` (after `prepend`/`append` are attached):
+    each step is a slice minus the slice before it (xor for booleans)."""
+    if self._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, self._data.ndim)
+    parts = [p for p in (prepend, self, append) if p is not None]
+    for p in parts:
+        if p._data.ndim != self._data.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    out = cat(parts, d) if len(parts) > 1 else self
+    if n == 0 and out is self:
+        # PyTorch answers with a copy of the input (written by copy_: CopyBackwards)
+        return copy_(wrap(array_module(self._data).empty_like(self._data), self._dtype), self)
+    for _ in range(n):
+        length = out._data.shape[d]
+        later = slice_dim(out, d, 1, None)
+        earlier = slice_dim(out, d, 0, max(length - 1, 0))
+        # booleans differ where they are unequal (PyTorch: logical_xor)
+        out = (later != earlier) if out._dtype is BOOL_DTYPE else later - earlier
+    return out
+
+
+def _split_at(self: Tensor, d: int, bounds: list) -> tuple:
+    """Views self[b_i-1 : b_i] along `d`, with Python's slice rules (negative bounds
+    count from the end, a bound before the previous one gives an empty view)."""
+    out, start = [], 0
+    for b in [*bounds, None]:
+        out.append(slice_dim(self, d, start, b))
+        start = b
+    return tuple(out)
+
+
+@tensor_method("tensor_split", torch=("tensor_split",))
+def tensor_split(self, indices_or_sections, dim: int = 0) -> tuple:
+    """Views splitting `dim` into n nearly equal sections (an int), or at the given
+    indices (a list, tuple or 1-d tensor)."""
+    if self._data.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    d = wrap_dim(dim, self._data.ndim)
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        spec = int(spec.item()) if spec._data.ndim == 0 else [int(v) for v in spec.tolist()]
+    if isinstance(spec, int):
+        if spec <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        size = self._data.shape[d]
+        small, extra = divmod(size, spec)
+        bounds, pos = [], 0
+        for i in range(spec - 1):
+            pos += small + (1 if i < extra else 0)
+            bounds.append(pos)
+        return _split_at(self, d, bounds)
+    return _split_at(self, d, [int(i) for i in spec])
+
+
+def _named_split(name: str, self: Tensor, spec, dim: int, min_dims: int) -> tuple:
+    nd = self._data.ndim
+    if nd < min_dims:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
+            f"tensor with {nd} dimensions!"
+        )
+    if isinstance(spec, int):
+        size = self._data.shape[dim]
+        if spec == 0 or size % spec:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                f"dimension {size} is not divisible by the split_size {spec}!"
+            )
+    return tensor_split(self, spec, dim)
+
+
+@tensor_method("vsplit", torch=("vsplit",))
+def vsplit(self, indices_or_sections) -> tuple:
+    """tensor_split along dimension 0 (equal sections only, for an int)."""
+    return _named_split("vsplit", self, indices_or_sections, 0, 2)
+
+
+@tensor_method("hsplit", torch=("hsplit",))
+def hsplit(self, indices_or_sections) -> tuple:
+    """tensor_split along dimension 1 (0 for a 1-d tensor)."""
+    dim = 1 if self._data.ndim > 1 else 0
+    return _named_split("hsplit", self, indices_or_sections, dim, 1)
+
+
+@tensor_method("dsplit", torch=("dsplit",))
+def dsplit(self, indices_or_sections) -> tuple:
+    """tensor_split along dimension 2."""
+    return _named_split("dsplit", self, indices_or_sections, 2, 3)
+
+
+# -- rot90 ---------------------------------------------------------------------------------------
+class Rot90Backward0(Node):
+    """Rotating the gradient back: rot90(grad, -k, dims)."""
+
+    def backward(self, g):
+        return (rot90(g, -self.k, self.dims),)
+
+    def explain(self, c: Ctx) -> Formula:
+        k, dims = c.attr("k"), tuple(c.attr("dims"))
+        return Formula(
+            f"rot90({c.sym(0)}, {k}, {list(dims)})",
+            [
+                Local(
+                    f"rot90(grad, {-k}, {list(dims)})",
+                    kind="map",
+                    apply=lambda g: np.rot90(g, -k, axes=dims),
+                )
+            ],
+        )
+
+
+@tensor_method("rot90", torch=("rot90",))
+def rot90(self, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate by 90° k times in the plane `dims`, from the first towards the second."""
+    dims = list(dims)
+    nd = self._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if nd < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
+    d0, d1 = wrap_dim(dims[0], nd), wrap_dim(dims[1], nd)
+    if d0 == d1:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
+    xp = array_module(self._data)
+    x = self._data
+    k4 = k % 4
+    # PyTorch's layout: flips copy, the transposes of k = 1 and 3 stay views of the copy
+    if k4 == 1:
+        data = xp.swapaxes(xp.flip(x, d1).copy(), d0, d1)
+    elif k4 == 2:
+        data = xp.flip(x, (d0, d1)).copy()
+    elif k4 == 3:
+        data = xp.swapaxes(xp.flip(x, d0).copy(), d0, d1)
+    else:
+        data = x.copy()
+    res = wrap(data, self._dtype)
+    if needs_grad(self):
+        node = Rot90Backward0()
+        node.k, node.dims = k, (d0, d1)
+        record(node, (self,), res)
+    return res

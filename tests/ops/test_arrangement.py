@@ -137,3 +137,78 @@ def test_gradients_by_finite_differences():
     ]:
         assert gradcheck(fn, *args)
         assert gradgradcheck(fn, *args)
+
+
+def test_diff():
+    check(lambda t, x: t.diff(x), M23)
+    check(lambda t, x: x.diff(n=2, dim=0), R.standard_normal((4, 3)).astype(np.float32))
+    check(lambda t, x, p: t.diff(x, dim=0, prepend=p), M23, ROW[:, :3])
+    check(lambda t, x, p: t.diff(x, append=p.double()), M23, COL[:2])
+    check(lambda t, x: t.diff(x, n=5), M23)
+    check(lambda t, x: t.diff(x, n=0), M23)
+    check(lambda t: t.diff(t.tensor([True, False, True])))
+    check(lambda t: t.diff(t.tensor([1, 5, 2])))
+    check_error(lambda t, x: t.diff(x, n=-1), M23)
+    check_error(lambda t: t.diff(t.tensor(1.0)))
+    check_error(lambda t, x: t.diff(x, prepend=t.zeros(3)), M23)
+
+
+SPLITS = [3, 5, (1,), [3, 1], [-1], [1, -2], [0, 9]]
+
+
+@pytest.mark.parametrize("spec", SPLITS)
+def test_tensor_split(spec):
+    m = R.standard_normal((3, 4)).astype(np.float32)
+    check(lambda t, x: t.tensor_split(x, spec, dim=1), m)
+    check(lambda t, x: x.tensor_split(spec), m)
+
+
+def test_tensor_split_by_tensor_and_errors():
+    check(lambda t, x: t.tensor_split(x, t.tensor([1, 2])), M23)
+    check(lambda t, x: t.tensor_split(x, t.tensor(2), 1), M23)
+    check_error(lambda t, x: t.tensor_split(x, 0), M23)
+    check_error(lambda t: t.tensor_split(t.tensor(1.0), 1))
+
+
+def test_vsplit_hsplit_dsplit():
+    cube = R.standard_normal((2, 2, 4)).astype(np.float32)
+    check(lambda t, x: x.vsplit(2), cube)
+    check(lambda t, x: t.vsplit(x, [1]), M23)
+    check(lambda t, x: x.hsplit(3), M23)
+    check(lambda t, x: t.hsplit(x, 3), A3)
+    check(lambda t, x: t.dsplit(x, [1, 3]), cube)
+    check(lambda t, x: x.dsplit(2), cube)
+    check_error(lambda t, x: x.vsplit(2), R.standard_normal((3, 4)).astype(np.float32))
+    check_error(lambda t, x: x.hsplit(2), M23)
+    check_error(lambda t, x: x.vsplit(2), A3)
+    check_error(lambda t, x: x.dsplit(2), M23)
+    check_error(lambda t: t.tensor(1.0).hsplit(1))
+
+
+@pytest.mark.parametrize("k", [-5, -1, 0, 1, 2, 3, 4, 6])
+def test_rot90(k):
+    check(lambda t, x: x.rot90(k), M23)
+    check(lambda t, x: t.rot90(x, k, [2, 0]), R.standard_normal((2, 3, 4)).astype(np.float32))
+    m = gtorch.tensor(M23).rot90(k)
+    real = torch.tensor(M23).rot90(k) if not oracle.is_proxy(torch) else None
+    if real is not None:
+        assert m.stride() == real.stride()
+
+
+def test_rot90_errors():
+    check_error(lambda t, x: x.rot90(1, [0, 0]), M23)
+    check_error(lambda t, x: x.rot90(1, [0]), M23)
+    check_error(lambda t, x: x.rot90(), A3)
+    check_error(lambda t, x: x.rot90(1, [0, 2]), M23)
+
+
+def test_more_gradients_by_finite_differences():
+    m = gtorch.tensor(R.standard_normal((3, 4)), requires_grad=True)
+    for fn in (
+        lambda m: gtorch.diff(m, 2) ** 2,
+        lambda m: gtorch.diff(m, dim=0, prepend=m[:1] * 2) ** 2,
+        lambda m: m.rot90(3, [1, 0]) ** 2,
+        lambda m: m.tensor_split([1, 3], 1)[1] ** 2,
+    ):
+        assert gradcheck(fn, m)
+        assert gradgradcheck(fn, m)

@@ -127,6 +127,7 @@ CASES = {
     "TBackward1": lambda: (_t(A(2, 3)) * 1).t_(),
     "NormBackward1": lambda: gtorch.pairwise_distance(_t(A(3, 4)), _t(A(3, 4))),
     "LinalgCrossBackward0": lambda: gtorch.linalg.cross(_t(A(4, 3)), _t(A(1, 3))),
+    "Rot90Backward0": lambda: gtorch.rot90(_t(A(2, 3, 4)), 3, [2, 0]),
     "ScatterBackward0": lambda: gtorch.scatter(
         _t(A(2, 3)), 1, gtorch.tensor([[2], [0]]), _t(A(2, 1))
     ),
