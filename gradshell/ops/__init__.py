@@ -19,6 +19,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     comparison,
     conv,
     conversion,
+    counting,
     creation,
     distance,
     embedding,
