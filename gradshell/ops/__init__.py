@@ -30,6 +30,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     layer_norm,
     linalg,
     nn,
+    numeric,
     placement,
     pooling,
     products,

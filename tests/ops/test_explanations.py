@@ -128,6 +128,12 @@ CASES = {
     "NormBackward1": lambda: gtorch.pairwise_distance(_t(A(3, 4)), _t(A(3, 4))),
     "LinalgCrossBackward0": lambda: gtorch.linalg.cross(_t(A(4, 3)), _t(A(1, 3))),
     "Rot90Backward0": lambda: gtorch.rot90(_t(A(2, 3, 4)), 3, [2, 0]),
+    "FracBackward0": lambda: gtorch.frac(_t(A(3, 2, lo=0.1, hi=0.9) * 7)),
+    "Deg2RadBackward0": lambda: gtorch.deg2rad(_t(A(3, 2))),
+    "Rad2DegBackward0": lambda: gtorch.rad2deg(_t(A(3, 2))),
+    "FmodBackward0": lambda: gtorch.fmod(_t(A(3, 2)), 0.7),
+    "FmodBackward1": lambda: gtorch.fmod(_t(A(3, 2)), _t(A(2, lo=0.5, hi=1.5))),
+    "NanToNumBackward0": lambda: gtorch.nan_to_num(_t(A(3, 2))),
     "ScatterBackward0": lambda: gtorch.scatter(
         _t(A(2, 3)), 1, gtorch.tensor([[2], [0]]), _t(A(2, 1))
     ),
