@@ -31,6 +31,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     linalg,
     nn,
     numeric,
+    order_statistics,
     placement,
     pooling,
     products,

@@ -53,4 +53,7 @@ def _make(name: str, fields: tuple) -> type:
 max = _make("max", ("values", "indices"))  # noqa: A001 - PyTorch's name
 min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's name
 
-__all__ = ["max", "min"]
+cummax = _make("cummax", ("values", "indices"))
+cummin = _make("cummin", ("values", "indices"))
+
+__all__ = ["cummax", "cummin", "max", "min"]

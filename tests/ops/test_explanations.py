@@ -134,6 +134,10 @@ CASES = {
     "FmodBackward0": lambda: gtorch.fmod(_t(A(3, 2)), 0.7),
     "FmodBackward1": lambda: gtorch.fmod(_t(A(3, 2)), _t(A(2, lo=0.5, hi=1.5))),
     "NanToNumBackward0": lambda: gtorch.nan_to_num(_t(A(3, 2))),
+    "CummaxBackward0": lambda: gtorch.cummax(_t(A(3, 4)), 1).values,
+    "CumminBackward0": lambda: gtorch.cummin(_t(A(3, 4)), 0).values,
+    "MedianBackward0": lambda: gtorch.median(_t(A(3, 4))),
+    "NanmedianBackward0": lambda: gtorch.nanmedian(_t(A(3, 4))),
     "ScatterBackward0": lambda: gtorch.scatter(
         _t(A(2, 3)), 1, gtorch.tensor([[2], [0]]), _t(A(2, 1))
     ),
