@@ -21,6 +21,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     conversion,
     counting,
     creation,
+    decomposition,
     distance,
     embedding,
     indexing,

@@ -55,5 +55,7 @@ min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's name
 
 cummax = _make("cummax", ("values", "indices"))
 cummin = _make("cummin", ("values", "indices"))
+slogdet = _make("slogdet", ("sign", "logabsdet"))
+linalg_slogdet = _make("linalg_slogdet", ("sign", "logabsdet"))
 
-__all__ = ["cummax", "cummin", "max", "min"]
+__all__ = ["cummax", "cummin", "linalg_slogdet", "max", "min", "slogdet"]

@@ -1,8 +1,18 @@
-"""torch.linalg: vector norms, the cross product and the matrix inverse (more in the op
-library)."""
+"""torch.linalg: vector norms, the cross product, determinants and the matrix inverse
+(more in the op library)."""
 
+from gradshell.ops.decomposition import linalg_det as det
+from gradshell.ops.decomposition import linalg_slogdet as slogdet
 from gradshell.ops.inverse import LinAlgError, inv, inv_ex
 from gradshell.ops.products import linalg_cross as cross
 from gradshell.ops.reduction import vector_norm
 
-__all__ = ["LinAlgError", "cross", "inv", "inv_ex", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cross",
+    "det",
+    "inv",
+    "inv_ex",
+    "slogdet",
+    "vector_norm",
+]
