@@ -1,7 +1,9 @@
 """Arrangements composed of the shape family's views and copies, recording the nodes
 PyTorch records for them: broadcast_to, broadcast_tensors, meshgrid (expand), tile
 (repeat), ravel (contiguous + view), atleast_1d/2d/3d (reshape, unsqueeze), diff (slices
-and sub), tensor_split / vsplit / hsplit / dsplit (slices); and rot90 (Rot90Backward0)."""
+and sub), tensor_split / vsplit / hsplit / dsplit (slices), cartesian_prod and
+combinations (meshgrid, then flatten or masked_select, and stack); and rot90
+(Rot90Backward0)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from gradshell.ops.base import (
 )
 from gradshell.ops.explanation import Ctx, Formula, Local
 from gradshell.ops.inplace import _caller_level, copy_
+from gradshell.ops.placement import masked_select
 from gradshell.ops.shape import (
     _sizes,
     cat,
@@ -29,6 +32,7 @@ from gradshell.ops.shape import (
     repeat,
     reshape,
     slice_dim,
+    stack,
     unsqueeze,
     view,
 )
@@ -336,3 +340,47 @@ def rot90(self, k: int = 1, dims=(0, 1)) -> Tensor:
         node.k, node.dims = k, (d0, d1)
         record(node, (self,), res)
     return res
+
+
+# -- cartesian_prod, combinations ----------------------------------------------------------------
+def _vector(t: Tensor) -> None:
+    if t._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+
+
+@tensor_method(torch=("cartesian_prod",))
+def cartesian_prod(*tensors) -> Tensor:
+    """Every combination of one element from each 1-d tensor, as the rows of a matrix (a
+    single tensor is returned as it is)."""
+    ts = _tensors(tensors)
+    for t in ts:
+        _vector(t)
+    if len(ts) == 1:
+        return ts[0]
+    grids = meshgrid(*ts, indexing="ij")
+    return stack([reshape(g, -1) for g in grids], 1)
+
+
+def _triangle_mask(n: int, r: int, with_replacement: bool):
+    """True at the index tuples (i1, ..., ir) of an r-dimensional n-grid that increase
+    (or do not decrease, with replacement)."""
+    grids = np.indices((n,) * r)
+    mask = np.ones((n,) * r, dtype=bool)
+    for i in range(r - 1):
+        step = grids[i] <= grids[i + 1] if with_replacement else grids[i] < grids[i + 1]
+        mask &= step
+    return wrap(mask, dtypes.bool_)
+
+
+@tensor_method(torch=("combinations",))
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
+    """The r-element combinations of a 1-d tensor's elements, as rows, in order."""
+    _vector(input)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return wrap(array_module(input._data).empty(0, input._dtype.np), input._dtype)
+    n = input._data.shape[0]
+    grids = meshgrid(*([input] * r), indexing="ij")
+    mask = _triangle_mask(n, r, with_replacement)
+    return stack([masked_select(g, mask) for g in grids], 1)

@@ -212,3 +212,34 @@ def test_more_gradients_by_finite_differences():
     ):
         assert gradcheck(fn, m)
         assert gradgradcheck(fn, m)
+
+
+def test_cartesian_prod():
+    check(lambda t, a, b: t.cartesian_prod(a, b), A3, B2)
+    check(lambda t, a, b, c: t.cartesian_prod(a, b, c), A3, B2, C4)
+    check(lambda t: t.cartesian_prod(t.tensor([1, 2]), t.tensor([3, 4, 5])))
+    check_error(lambda t: t.cartesian_prod(t.tensor([1, 2]), t.tensor([3.0])))
+    check_error(lambda t: t.cartesian_prod(t.zeros(2, 2)))
+    a = gtorch.tensor(A3)
+    assert gtorch.cartesian_prod(a) is a
+
+
+@pytest.mark.parametrize("r", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("with_replacement", [False, True])
+def test_combinations(r, with_replacement):
+    check(lambda t, a: t.combinations(a, r, with_replacement), C4)
+    check(lambda t: t.combinations(t.tensor([1, 2, 3]), r, with_replacement=with_replacement))
+
+
+def test_combinations_errors():
+    check_error(lambda t: t.combinations(t.zeros(2, 2)))
+    check_error(lambda t: t.combinations(t.tensor([1, 2, 3]), -1))
+
+
+def test_product_gradients_by_finite_differences():
+    a = gtorch.tensor(R.standard_normal(4), requires_grad=True)
+    b = gtorch.tensor(R.standard_normal(3), requires_grad=True)
+    assert gradcheck(lambda a, b: gtorch.cartesian_prod(a, b) ** 2, a, b)
+    assert gradgradcheck(lambda a, b: gtorch.cartesian_prod(a, b) ** 2, a, b)
+    assert gradcheck(lambda a: gtorch.combinations(a, 3) ** 2, a)
+    assert gradgradcheck(lambda a: gtorch.combinations(a, 2, True) ** 2, a)
