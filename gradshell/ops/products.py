@@ -1,6 +1,6 @@
 """Products of whole tensors: cross / linalg.cross (LinalgCrossBackward0), and
-tensordot and kron, composed from permutes, reshapes, mm/dot and mul as PyTorch composes
-them, so their graphs hold PyTorch's nodes."""
+tensordot, kron and matrix_power, composed from permutes, reshapes, mm/dot/matmul and mul
+as PyTorch composes them, so their graphs hold PyTorch's nodes."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ from gradshell.ops.base import (
     wrap_dim,
 )
 from gradshell.ops.explanation import Ctx, Formula, Local
-from gradshell.ops.inplace import _caller_level
-from gradshell.ops.linalg import dot, mm
-from gradshell.ops.shape import UnsafeViewBackward0, permute, reshape
+from gradshell.ops.inplace import _caller_level, copy_
+from gradshell.ops.inverse import inv
+from gradshell.ops.linalg import dot, matmul, mm
+from gradshell.ops.shape import UnsafeViewBackward0, clone, permute, reshape
 
 CROSS_WITHOUT_DIM = (
     "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
@@ -212,3 +213,55 @@ def kron(self, other: Tensor) -> Tensor:
         b_shape += [1, y]
     prod = _unsafe_view(self, tuple(a_shape)) * _unsafe_view(other, tuple(b_shape))
     return _unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb, strict=True)))
+
+
+# -- matrix_power --------------------------------------------------------------------------------
+@tensor_method("matrix_power", torch=("matrix_power",))
+def matrix_power(self, n: int) -> Tensor:
+    """A square matrix (or batch) to the integer power n, as PyTorch multiplies it:
+    n = 0 the identity (a clone overwritten), 1 a clone, 2 and 3 directly, higher powers
+    by repeated squaring; a negative n inverts first."""
+    nd = self._data.ndim
+    if nd < 2:
+        raise RuntimeError(
+            "linalg.matrix_power: The input tensor A must have at least 2 dimensions."
+        )
+    if self._data.shape[-1] != self._data.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{self._data.shape[-2]} by {self._data.shape[-1]} matrices"
+        )
+    a = self
+    if n == 0:
+        xp = array_module(self._data)
+        eye = wrap(
+            xp.broadcast_to(xp.eye(self._data.shape[-1], dtype=self._dtype.np), self._data.shape),
+            self._dtype,
+        )
+        return copy_(clone(self), eye)
+    if n < 0:
+        a, n = inv(self), -n
+        if n == 1:
+            return a
+    elif n == 1:
+        return clone(self)
+    if n == 2:
+        return matmul(a, a)
+    if n == 3:
+        return matmul(matmul(a, a), a)
+    z = result = None
+    while n > 0:  # binary powering: the squares, multiplied in where n has a 1 bit
+        bit, n = n % 2, n // 2
+        z = a if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+def linalg_matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:  # noqa: N803
+    """torch.linalg.matrix_power."""
+    if out is not None:
+        raise NotImplementedError(
+            "gradshell does not support torch.linalg.matrix_power(out=...) yet"
+        )
+    return matrix_power(A, n)

@@ -5,6 +5,7 @@ from gradshell.ops.decomposition import linalg_det as det
 from gradshell.ops.decomposition import linalg_slogdet as slogdet
 from gradshell.ops.inverse import LinAlgError, inv, inv_ex
 from gradshell.ops.products import linalg_cross as cross
+from gradshell.ops.products import linalg_matrix_power as matrix_power
 from gradshell.ops.reduction import vector_norm
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "det",
     "inv",
     "inv_ex",
+    "matrix_power",
     "slogdet",
     "vector_norm",
 ]

@@ -114,3 +114,25 @@ def test_gradients_by_finite_differences():
     p, q = f64(2, 3), f64(2)
     assert gradcheck(gtorch.kron, p, q)
     assert gradgradcheck(gtorch.kron, p, q)
+
+
+@pytest.mark.parametrize("n", [-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7])
+def test_matrix_power(n):
+    a = _a(3, 3) + 3 * np.eye(3, dtype=np.float32)
+    check(lambda t, x: t.linalg.matrix_power(x, n), a, rtol=1e-5, atol=1e-5, grad_rtol=1e-4)
+    check(lambda t, x: x.matrix_power(n), np.stack([a, a.T]), rtol=1e-5, atol=1e-5, grad_rtol=1e-4)
+
+
+def test_matrix_power_integers_and_errors():
+    check(lambda t: t.matrix_power(t.tensor([[1, 2], [3, 4]]), 3))
+    check(lambda t: t.tensor([[1, 2], [3, 4]]).matrix_power(0))
+    check_error(lambda t, x: t.linalg.matrix_power(x, 2), _a(2, 3))
+    check_error(lambda t, x: t.linalg.matrix_power(x, 2), _a(3))
+    check_error(lambda t: t.linalg.matrix_power(t.tensor([[1, 2], [3, 4]]), -1))
+
+
+def test_matrix_power_gradients_by_finite_differences():
+    a = gtorch.tensor(R.standard_normal((3, 3)) + 3 * np.eye(3), requires_grad=True)
+    for n in (-2, 0, 3, 5):
+        assert gradcheck(lambda a, n=n: gtorch.linalg.matrix_power(a, n), a)
+        assert gradgradcheck(lambda a, n=n: gtorch.linalg.matrix_power(a, n), a)
