@@ -3,7 +3,7 @@ PyTorch records for them: broadcast_to, broadcast_tensors, meshgrid (expand), ti
 (repeat), ravel (contiguous + view), atleast_1d/2d/3d (reshape, unsqueeze), diff (slices
 and sub), tensor_split / vsplit / hsplit / dsplit (slices), cartesian_prod and
 combinations (meshgrid, then flatten or masked_select, and stack); and rot90
-(Rot90Backward0)."""
+(Rot90Backward0) and block_diag (BlockDiagBackward0)."""
 
 from __future__ import annotations
 
@@ -384,3 +384,71 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     grids = meshgrid(*([input] * r), indexing="ij")
     mask = _triangle_mask(n, r, with_replacement)
     return stack([masked_select(g, mask) for g in grids], 1)
+
+
+# -- block_diag ----------------------------------------------------------------------------------
+class BlockDiagBackward0(Node):
+    """Each input gets its own block of the gradient (in its own shape and dtype)."""
+
+    def backward(self, g):
+        grads = []
+        for (r0, c0), (rows, cols), shape, dt, need in zip(
+            self.origins, self.sizes, self.shapes, self.dtypes, self.needs, strict=True
+        ):
+            if not need:
+                grads.append(None)
+                continue
+            part = slice_dim(slice_dim(g, 0, r0, r0 + rows), 1, c0, c0 + cols).reshape(shape)
+            grads.append(part if dt is g._dtype else part.to(dt))
+        return tuple(grads)
+
+    def explain(self, c: Ctx) -> Formula:
+        locals_ = []
+        for i, ((r0, c0), (rows, cols), shape) in enumerate(
+            zip(c.attr("origins"), c.attr("sizes"), c.attr("shapes"), strict=True)
+        ):
+
+            def block(g, r0=r0, c0=c0, rows=rows, cols=cols, shape=tuple(shape)):
+                return g[r0 : r0 + rows, c0 : c0 + cols].reshape(shape)
+
+            local = Local(f"grad's block {i}", kind="map", apply=block)
+            locals_.append(local if c.attr("needs")[i] else None)
+        args = ", ".join(c.sym(i) for i in range(len(locals_)))
+        return Formula(f"block_diag({args})", locals_)
+
+
+@tensor_method(torch=("block_diag",))
+def block_diag(*tensors) -> Tensor:
+    """A block-diagonal matrix of the inputs (0-d as 1×1, 1-d as one row), zeros elsewhere."""
+    ts = list(tensors)
+    for i, t in enumerate(ts):
+        if t._data.ndim > 2:
+            raise RuntimeError(
+                "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "
+                f"{i} has {t._data.ndim} dimensions"
+            )
+    if not ts:
+        dt = dtypes.get_default_dtype()
+        return wrap(np.zeros((1, 0), dt.np), dt)
+    dt = ts[0]._dtype
+    for t in ts[1:]:
+        dt = dtypes.promote_types(dt, t._dtype)
+    blocks = [t._data.reshape((1,) * (2 - t._data.ndim) + t._data.shape) for t in ts]
+    rows = sum(b.shape[0] for b in blocks)
+    cols = sum(b.shape[1] for b in blocks)
+    xp = array_module(blocks[0])
+    out = xp.zeros((rows, cols), dt.np)
+    origins, r, c = [], 0, 0
+    for b in blocks:
+        out[r : r + b.shape[0], c : c + b.shape[1]] = b
+        origins.append((r, c))
+        r, c = r + b.shape[0], c + b.shape[1]
+    res = wrap(out, dt)
+    if needs_grad(*ts):
+        node = BlockDiagBackward0()
+        node.origins, node.sizes = origins, [b.shape for b in blocks]
+        node.shapes = [tuple(t._data.shape) for t in ts]
+        node.dtypes = [t._dtype for t in ts]
+        node.needs = [t._requires_grad for t in ts]
+        record(node, tuple(ts), res)
+    return res

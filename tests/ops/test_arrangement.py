@@ -243,3 +243,20 @@ def test_product_gradients_by_finite_differences():
     assert gradgradcheck(lambda a, b: gtorch.cartesian_prod(a, b) ** 2, a, b)
     assert gradcheck(lambda a: gtorch.combinations(a, 3) ** 2, a)
     assert gradgradcheck(lambda a: gtorch.combinations(a, 2, True) ** 2, a)
+
+
+def test_block_diag():
+    check(lambda t, a, b, c: t.block_diag(a, b, c), M23, A3, np.array(2.0, np.float32))
+    check(lambda t, a, b: t.block_diag(a, b.double()), M23, COL)
+    check(lambda t, a, b: t.block_diag(a, b), np.zeros((0, 2), np.float32), ROW)
+    check(lambda t: t.block_diag(t.tensor([[1, 2], [3, 4]]), t.tensor([5.0, 6]), t.tensor(7)))
+    check(lambda t: t.block_diag(t.tensor([True]), t.tensor([2])))
+    check(lambda t: t.block_diag(), backward=False)
+    check_error(lambda t: t.block_diag(t.zeros(2, 2, 2)))
+
+
+def test_block_diag_gradients_by_finite_differences():
+    a = gtorch.tensor(R.standard_normal((2, 3)), requires_grad=True)
+    b = gtorch.tensor(R.standard_normal(2), requires_grad=True)
+    assert gradcheck(lambda a, b: gtorch.block_diag(a, b) ** 2, a, b)
+    assert gradgradcheck(lambda a, b: gtorch.block_diag(a, b) ** 2, a, b)

@@ -138,6 +138,7 @@ CASES = {
     "CumminBackward0": lambda: gtorch.cummin(_t(A(3, 4)), 0).values,
     "MedianBackward0": lambda: gtorch.median(_t(A(3, 4))),
     "NanmedianBackward0": lambda: gtorch.nanmedian(_t(A(3, 4))),
+    "BlockDiagBackward0": lambda: gtorch.block_diag(_t(A(2, 3)), _t(A(2)), _t(1.5)),
     "ScatterBackward0": lambda: gtorch.scatter(
         _t(A(2, 3)), 1, gtorch.tensor([[2], [0]]), _t(A(2, 1))
     ),
