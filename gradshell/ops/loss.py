@@ -1,5 +1,5 @@
 """The further losses of torch.nn.functional: kl_div, huber_loss, soft_margin_loss,
-margin_ranking_loss, cosine_embedding_loss, triplet_margin_loss, and pairwise_distance.
+margin_ranking_loss, cosine_embedding_loss and triplet_margin_loss (over pairwise_distance).
 
 huber_loss and soft_margin_loss are single PyTorch kernels with their own nodes
 (HuberLossBackward0, SoftMarginLossBackward0). The others PyTorch composes out of other
@@ -24,6 +24,7 @@ from gradshell.ops.base import (
     record,
     wrap,
 )
+from gradshell.ops.distance import pairwise_distance
 from gradshell.ops.explanation import Ctx, Formula, Local, mean_over, needs, num
 from gradshell.ops.nn import (
     _broadcast_pair,
@@ -34,11 +35,8 @@ from gradshell.ops.nn import (
     _two_operand_loss,
     _unreduce,
 )
-from gradshell.ops.reduction import LinalgVectorNormBackward0
-from gradshell.ops.registry import op
 from gradshell.ops.scalar import add_scalar, sub_scalar
 from gradshell.ops.selection import where
-from gradshell.ops.summation import torch_vector_norm
 from gradshell.ops.unary import exp, sigmoid
 
 __all__ = [
@@ -345,42 +343,7 @@ def cosine_embedding_loss(
     return _reduce(out, reduction)
 
 
-# -- pairwise_distance and triplet_margin_loss --------------------------------------------------
-class NormBackward1(LinalgVectorNormBackward0):
-    """The p-norm over one dimension, as PyTorch's composite ops record it (pairwise
-    distances): the same derivative as linalg.vector_norm's."""
-
-    legacy_name_02 = None
-    explain = LinalgVectorNormBackward0.explain
-
-
-def _norm_over(x: Tensor, p: float, dim: int | None, keepdim: bool) -> Tensor:
-    """‖x‖_p over `dim` (None: a 0-dim x's own size), recorded as NormBackward1."""
-    p = float(p)
-    dims = None if dim is None else (dim,)
-    r = torch_vector_norm(x._data, p, dims, keepdim, x._dtype.np)
-    res = wrap(as_array(r), x._dtype)
-    if needs_grad(x):
-        node = NormBackward1()
-        node.p, node.dims, node.keepdim = p, dims, keepdim or dims is None
-        node.input_shape = x._data.shape
-        node.save("self", x)
-        node.save("result", res, is_output=True)
-        record(node, (x,), res)
-    return res
-
-
-@op(torch=("pairwise_distance",))
-def pairwise_distance(
-    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
-) -> Tensor:
-    """‖x1 − x2 + eps‖_p over the last dimension."""
-    diff = add_scalar(x1 - x2, eps)
-    if diff.dim() == 0:
-        return _norm_over(diff, p, None, False)
-    return _norm_over(diff, p, diff.dim() - 1, keepdim)
-
-
+# -- triplet_margin_loss (over pairwise_distance) ------------------------------------------------
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,

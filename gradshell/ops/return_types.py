@@ -56,4 +56,19 @@ sort = _make("sort", ("values", "indices"))
 topk = _make("topk", ("values", "indices"))
 kthvalue = _make("kthvalue", ("values", "indices"))
 
-__all__ = ["kthvalue", "max", "min", "sort", "topk"]
+cummax = _make("cummax", ("values", "indices"))
+cummin = _make("cummin", ("values", "indices"))
+slogdet = _make("slogdet", ("sign", "logabsdet"))
+linalg_slogdet = _make("linalg_slogdet", ("sign", "logabsdet"))
+
+__all__ = [
+    "cummax",
+    "cummin",
+    "kthvalue",
+    "linalg_slogdet",
+    "max",
+    "min",
+    "slogdet",
+    "sort",
+    "topk",
+]

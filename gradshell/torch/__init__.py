@@ -131,6 +131,7 @@ from gradshell.torch._defaults import (  # noqa: E402, F401
     set_default_device,
     set_default_tensor_type,
 )
+from gradshell.torch._type_info import finfo, iinfo  # noqa: E402, F401
 from gradshell.torch.serialization import load, save  # noqa: E402, F401
 
 

@@ -21,6 +21,7 @@ from gradshell.ops.activation import (
 from gradshell.ops.batchnorm import batch_norm
 from gradshell.ops.clamping import hardtanh, relu6
 from gradshell.ops.conv import conv1d, conv2d
+from gradshell.ops.distance import cosine_similarity, pairwise_distance
 from gradshell.ops.embedding import embedding
 from gradshell.ops.group_norm import group_norm
 from gradshell.ops.instance_norm import instance_norm
@@ -89,6 +90,7 @@ __all__ = [
     "batch_norm",
     "conv1d",
     "conv2d",
+    "cosine_similarity",
     "max_pool2d",
     "max_pool2d_with_indices",
     "binary_cross_entropy",
@@ -108,6 +110,7 @@ __all__ = [
     "nll_loss",
     "normalize",
     "one_hot",
+    "pairwise_distance",
     "relu",
     "relu_",
     "relu6",

@@ -37,7 +37,7 @@ from gradshell.torch.nn.modules.container import (
     Sequential,
 )
 from gradshell.torch.nn.modules.conv import Conv1d, Conv2d
-from gradshell.torch.nn.modules.distance import PairwiseDistance
+from gradshell.torch.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from gradshell.torch.nn.modules.dropout import Dropout
 from gradshell.torch.nn.modules.flatten import Flatten, Unflatten
 from gradshell.torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d
@@ -113,6 +113,7 @@ __all__ = [
     "BatchNorm2d",
     "Conv1d",
     "Conv2d",
+    "CosineSimilarity",
     "MaxPool2d",
     "ParameterDict",
     "ParameterList",
@@ -136,6 +137,7 @@ __all__ = [
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
+    "PairwiseDistance",
     "ReLU",
     "ReLU6",
     "Sequential",
