@@ -64,14 +64,15 @@ class NormBackward1(LinalgVectorNormBackward0):
         return LinalgVectorNormBackward0.explain(self, c)
 
 
-def _norm(x: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
-    """ATen's norm.ScalarOpt_dim: the vector p-norm over `dim`, recording NormBackward1."""
-    dims = (dim,)
+def _norm(x: Tensor, p: float, dim: int | None, keepdim: bool) -> Tensor:
+    """ATen's norm.ScalarOpt_dim: the vector p-norm over `dim` (None: a 0-dim tensor's
+    own value), recording NormBackward1."""
+    dims = None if dim is None else (dim,)
     r = summation.torch_vector_norm(x._data, float(p), dims, keepdim, x._dtype.np)
     res = wrap(as_array(r), x._dtype)
     if needs_grad(x):
         node = NormBackward1()
-        node.p, node.dims, node.keepdim = float(p), dims, keepdim
+        node.p, node.dims, node.keepdim = float(p), dims, keepdim or dims is None
         node.input_shape = x._data.shape
         node.save("self", x)
         node.save("result", res, is_output=True)
@@ -88,7 +89,7 @@ def pairwise_distance(
     nd = max(x1._data.ndim, x2._data.ndim)
     diff = add_scalar(x1 - x2, eps)  # ATen adds a Scalar: AddBackward1
     if nd == 0:
-        return _norm(diff.reshape(1), p, 0, False).reshape(())
+        return _norm(diff, p, None, False)  # PyTorch's NormBackward1, no view around it
     return _norm(diff, p, nd - 1, keepdim)
 
 

@@ -388,14 +388,18 @@ install("__getitem__", getitem)
 # -- assignment --------------------------------------------------------------------------------
 class IndexPutBackward0(Node):
     """x[advanced index] = v: the old x gets the gradient with the written positions
-    zeroed, v gets the gradient at those positions."""
+    zeroed (whole, when index_put accumulates), v gets the gradient at those positions."""
+
+    accumulate = False
 
     def backward(self, g):
         self.saved("indices")  # PyTorch saves the index tensors: a second backward fails
         key = self.key
         xp = array_module(g._data)
         ga = None
-        if self.needs_a:
+        if self.needs_a and self.accumulate:
+            ga = g
+        elif self.needs_a:
             mask = xp.ones(g._data.shape, dtype=bool)
             mask[key] = False
             ga = g * wrap(mask, dtypes.bool_)

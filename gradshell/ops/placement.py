@@ -388,16 +388,6 @@ def index_copy(self, dim: int, index, source) -> Tensor:
 
 
 # -- index_put -----------------------------------------------------------------------------------
-class _AccumulateIndexPut(IndexPutBackward0):
-    """index_put(..., accumulate=True): self's gradient passes whole (nothing overwritten)."""
-
-    no_explanation = "an accumulating write through an advanced index, as index_put's"
-
-    def backward(self, g):
-        ga, gv = super().backward(g)
-        return (g if self.needs_a else None), gv
-
-
 @tensor_method("index_put", torch=("index_put",))
 def index_put(self, indices, values, accumulate: bool = False) -> Tensor:
     """A copy with `values` written (or, with accumulate, added) at the advanced index
@@ -431,8 +421,8 @@ def index_put(self, indices, values, accumulate: bool = False) -> Tensor:
         ) from None
     res = wrap(out, self._dtype)
     if needs_grad(self, values):
-        node = _AccumulateIndexPut() if accumulate else IndexPutBackward0()
-        node.key, node.advanced = key, True
+        node = IndexPutBackward0()
+        node.key, node.accumulate = key, accumulate
         node.needs_a, node.needs_v = self._requires_grad, values._requires_grad
         node.value_shape = values._data.shape
         node.save_scalar("indices", key)

@@ -31,7 +31,6 @@ from gradshell.ops.loss import (
     huber_loss,
     kl_div,
     margin_ranking_loss,
-    pairwise_distance,
     soft_margin_loss,
     triplet_margin_loss,
 )
