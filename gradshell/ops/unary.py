@@ -212,7 +212,8 @@ class RsqrtBackward0(Node):
 
     def backward(self, g):
         r = self.saved("result")
-        return (g * -0.5 * r.pow(3),)  # PyTorch: -0.5 * grad * result.pow(3)
+        # PyTorch: -0.5 * grad * result.pow(3), its number product being mul.Scalar
+        return (_mul_scalar(g, -0.5) * r.pow(3),)
 
     explain = unary_formula("rsqrt", "−½·{x}^(−3/2)", lambda c: -0.5 * c.saved("result") ** 3)
 
@@ -267,7 +268,8 @@ class AbsBackward0(Node):
     legacy_name_02 = "AbsBackward"
 
     def backward(self, g):
-        return (g * sign(self.saved("self")),)
+        # PyTorch: grad * self.sgn(), so a second derivative passes SgnBackward0
+        return (g * sgn(self.saved("self")),)
 
     explain = unary_formula("abs", "sign({x})", lambda c: np.sign(c.saved("self")))
 
@@ -280,11 +282,17 @@ def abs(self):  # noqa: A001 - PyTorch's name
     return unary(self, "abs", AbsBackward0, "self", floating=False)
 
 
+def _zeros_like(g: Tensor) -> Tensor:
+    """zeros_like(grad): a gradient of zeros that is no function of grad, so even with
+    create_graph=True it has no grad_fn (PyTorch's formula for flat functions)."""
+    return wrap(as_array(array_module(g._data).zeros_like(g._data)), g._dtype)
+
+
 class SignBackward0(Node):
     """sign is flat almost everywhere: zero gradient."""
 
     def backward(self, g):
-        return (g * 0,)
+        return (_zeros_like(g),)  # PyTorch: zeros_like(grad)
 
     explain = zero_formula("sign")
 
@@ -293,6 +301,25 @@ class SignBackward0(Node):
 def sign(self):
     """-1, 0 or 1 by the sign of each element."""
     return unary(self, "sign", SignBackward0, None, floating=False)
+
+
+class SgnBackward0(Node):
+    """sgn (sign, extended to complex numbers as z/|z|) is flat on real numbers: zero
+    gradient, with no graph behind it."""
+
+    def backward(self, g):
+        # PyTorch's sgn_backward for a real input: a tensor of zeros, no function of grad
+        return (_zeros_like(g),)
+
+    explain = zero_formula("sgn")
+
+
+@tensor_method("sgn", torch=("sgn",))
+def sgn(self):
+    """sign of each element (for real tensors the same values as sign, its own node)."""
+    if self._dtype.category == BOOL:  # sgn of a bool is itself (sign refuses bool)
+        return wrap(as_array(self._data.copy()), self._dtype)
+    return unary(self, "sign", SgnBackward0, None, floating=False)
 
 
 class SinBackward0(Node):
@@ -333,8 +360,8 @@ class TanBackward0(Node):
     """d tan(x)/dx = 1 + tan²(x)."""
 
     def backward(self, g):
-        r = self.saved("result")
-        return (g * _add_scalar(r * r, 1),)
+        # PyTorch: grad * (1 + result.pow(2))
+        return (g * _add_scalar(self.saved("result").pow(2), 1),)
 
     explain = unary_formula("tan", "1 + tan²({x})", lambda c: 1 + c.saved("result") ** 2)
 
@@ -365,7 +392,8 @@ class TanhBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, y):
         return (
             tanh_backward(gg, y) if wanted[0] else None,
-            gg * (y * -2 * g) if wanted[1] else None,
+            # PyTorch: grad * (-2 * output * grad_output), -2 * output being mul.Scalar
+            gg * (_mul_scalar(y, -2) * g) if wanted[1] else None,
         )
 
     no_explanation = (
@@ -412,7 +440,9 @@ class SigmoidBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, y):
         return (
             sigmoid_backward(gg, y) if wanted[0] else None,
-            gg * g * (y * -2 + 1) if wanted[1] else None,
+            # PyTorch: grad * grad_output * (-2 * output + 1), with mul.Scalar and
+            # add.Scalar for the numbers
+            gg * g * _add_scalar(_mul_scalar(y, -2), 1) if wanted[1] else None,
         )
 
     no_explanation = (
@@ -596,6 +626,7 @@ for _name in (
     "reciprocal",
     "abs",
     "sign",
+    "sgn",
     "sin",
     "cos",
     "tan",
@@ -632,7 +663,8 @@ class ErfBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (_mul_scalar(exp(-(x * x)), 1.1283791670955126) * g,)
+        # PyTorch: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+        return (_mul_scalar(exp(-x.pow(2)), 1.1283791670955126) * g,)
 
     explain = unary_formula(
         "erf",
@@ -702,7 +734,8 @@ class AsinBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (g * rsqrt(1 - x * x),)
+        # PyTorch: grad * (-self * self + 1).rsqrt()
+        return (g * rsqrt(_add_scalar(-x * x, 1)),)
 
     explain = unary_formula(
         "asin", "1/√(1 − {x}²)", lambda c: 1 / np.sqrt(1 - c.saved("self") ** 2)
@@ -722,7 +755,8 @@ class AcosBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (g * -rsqrt(1 - x * x),)
+        # PyTorch: grad * -((-self * self + 1).rsqrt())
+        return (g * -rsqrt(_add_scalar(-x * x, 1)),)
 
     explain = unary_formula(
         "acos", "−1/√(1 − {x}²)", lambda c: -1 / np.sqrt(1 - c.saved("self") ** 2)
