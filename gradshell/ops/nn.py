@@ -723,19 +723,26 @@ class MseLossBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x, t):
         reduction = self.reduction
         gg_g = gx = gt = None
-        if wanted[0]:
-            gg_g = _unreduce(gg * (x - t) * 2, reduction, x._data.shape, x._data.size)
+        if wanted[0]:  # PyTorch: mse_loss_backward(grad, self, target), the same op again
+            gg_g = mse_loss_backward(gg, x, t, reduction)
             if reduction != "none":
                 gg_g = gg_g.sum()
-        if wanted[1] or wanted[2]:
-            gx = _unreduce(gg * g * 2, reduction, x._data.shape, x._data.size)
-            gt = -gx if wanted[2] else None
-            gx = gx if wanted[1] else None
+        # PyTorch: mse_loss_double_backward(grad * grad_output, ...) for self and, negated,
+        # for target, each computed on its own: 2 * g (mul.Scalar), then / N (div.Scalar)
+        if wanted[1]:
+            gx = _mse_double_backward(gg * g, reduction, x._data.size)
+        if wanted[2]:
+            gt = -_mse_double_backward(gg * g, reduction, x._data.size)
         return gg_g, gx, gt
 
     no_explanation = (
         "the backward of a backward (create_graph=True): %explain explains first-order nodes"
     )
+
+
+def _mse_double_backward(g: Tensor, reduction: str, count: int) -> Tensor:
+    g = _mul_scalar(g, 2)
+    return scalar.div_scalar(g, count) if reduction == "mean" and count else g
 
 
 def mse_loss_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str) -> Tensor:
@@ -866,6 +873,10 @@ def smooth_l1_loss(
 
 _EPSILON = 1e-12
 
+# mul.Scalar / add.Scalar inside a backward formula (MulBackward1, AddBackward1)
+_mul_scalar = scalar.mul_scalar
+_add_scalar = scalar.add_scalar
+
 
 class BinaryCrossEntropyBackward0(Node):
     """d bce: (x - t) / max(x (1 - x), eps) for the input, log(1-x) - log(x) for the target."""
@@ -909,26 +920,35 @@ class BinaryCrossEntropyBackwardBackward0(FusedBackward):
     inputs = ("grad_output", "self", "target")
 
     def grads(self, gg, wanted, grad_output, x, t):
+        # PyTorch's three double-backward formulas, op for op: numbers enter as add.Scalar
+        # and mul.Scalar, 1 - x as a filled tensor minus x, and the mean's 1/n as div.Scalar
         w = self.weight
         n = x._data.size if self.reduction == "mean" else 1
         gg_g = gx = gt = None
         if wanted[0]:
-            gg_g = gg * (x - t) / ((1 - x) * x).clamp(min=_EPSILON)
+            denom = _add_scalar(x, _EPSILON) * _add_scalar(scalar.number_minus(1, x), _EPSILON)
+            gg_g = (x - t) / denom * gg
             if w is not None:
                 gg_g = gg_g * w
-            gg_g = gg_g / n if n != 1 else gg_g
+            gg_g = scalar.div_scalar(gg_g, n) if n != 1 else gg_g
             if self.reduction != "none":
                 gg_g = gg_g.sum()
-        scale = gg * grad_output
-        if w is not None:
-            scale = scale * w
         if wanted[1]:
-            num = x * x - x * t * 2 + t
-            gx = num / ((x + _EPSILON) ** 2 * (1 - x + _EPSILON) ** 2) * scale
-            gx = gx / n if n != 1 else gx
+            num = x * x - _mul_scalar(x, 2) * t + t
+            one_m_x = _add_scalar(scalar.number_minus(1, x), _EPSILON)
+            gx = num / (_add_scalar(x, _EPSILON).pow(2) * one_m_x.pow(2)) * (gg * grad_output)
+            if w is not None:
+                gx = gx * w
+            gx = scalar.div_scalar(gx, n) if n != 1 else gx
         if wanted[2]:
-            gt = -scale / ((1 - x) * x).clamp(min=_EPSILON)
-            gt = gt / n if n != 1 else gt
+            gt = -gg * grad_output
+            if w is not None:
+                gt = gt * w
+            denom = scalar.number_minus(1, x) * x
+            with grad_mode.no_grad():  # PyTorch clamps the denominator in place, untracked
+                denom.clamp_(min=_EPSILON)
+            gt = gt / denom
+            gt = scalar.div_scalar(gt, n) if n != 1 else gt
         return gg_g, gx, gt
 
     no_explanation = (
