@@ -498,7 +498,8 @@ class LogSoftmaxBackwardDataBackward0(FusedBackward):
         d = self.dim
         gy = None
         if wanted[1]:
-            gy = gg * 0 if y._data.ndim == 0 else -gg * exp(y) * g.sum(d, keepdim=True)
+            # PyTorch: -grad_output.sum(dim, true) * output.exp() * grad
+            gy = gg * 0 if y._data.ndim == 0 else -g.sum(d, keepdim=True) * exp(y) * gg
         # the backward is g - exp(y) sum(g), not symmetric in g: its transpose applies
         gg_g = gg - (gg * exp(y)).sum(d, keepdim=True) if wanted[0] and y._data.ndim else None
         if wanted[0] and gg_g is None:
@@ -1135,9 +1136,33 @@ class NllLossBackward0(Node):
             if self.reduction == "none" and self.input_ndim > 1:
                 gd = gd.reshape(gd.shape[:1] + (1,) + gd.shape[1:])
             return (wrap(pattern._data * gd, pattern._dtype),)
-        if self.reduction == "none" and self.input_ndim > 1:
-            g = g.unsqueeze(1)  # (N, ...) → (N, 1, ...) against the class dimension
-        return (g * pattern,)
+        # nll_loss_backward is one op in PyTorch: differentiated again it is one node,
+        # NllLossBackwardBackward0, with edges to the incoming gradient and to the input
+        node_cls = (
+            NllLoss2DBackwardBackward0
+            if isinstance(self, NllLoss2DBackward0)
+            else NllLossBackwardBackward0
+        )
+        x = self.saved("self")
+        unsqueeze = self.reduction == "none" and self.input_ndim > 1
+
+        def compute(g, x):
+            if unsqueeze:
+                g = g.unsqueeze(1)  # (N, ...) → (N, 1, ...) against the class dimension
+            return g * pattern
+
+        return (
+            fused(
+                node_cls,
+                (g, x),
+                compute,
+                opmath=False,
+                target=self.saved("target"),
+                weight=self.saved("weight") if "weight" in (self._saved or ()) else None,
+                reduction=self.reduction,
+                ignore_index=self.ignore_index,
+            ),
+        )
 
     def explain(self, c: Ctx) -> Formula:
 
@@ -1180,6 +1205,34 @@ def _batch_check(x: Tensor, target: Tensor) -> None:
             f"Expected input batch_size ({x._data.shape[0]}) to match target batch_size "
             f"({target._data.shape[0]})."
         )
+
+
+class NllLossBackwardBackward0(FusedBackward):
+    """nll_loss_backward(g, x) = pattern * g differentiated: linear in g (its derivative
+    is nll_loss of the incoming gradient), flat in x (zeros, with no graph)."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        gg_g = None
+        if wanted[0]:
+            gg_g = nll_loss(
+                gg,
+                self.target,
+                self.weight,
+                ignore_index=self.ignore_index,
+                reduction=self.reduction,
+            )
+        gx = unary.zeros_like_grad(gg) if wanted[1] else None  # PyTorch: zeros_like(grad)
+        return gg_g, gx
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
+    """nll_loss_backward over images, differentiated: as NllLossBackwardBackward0."""
 
 
 def nll_loss(

@@ -282,7 +282,7 @@ def abs(self):  # noqa: A001 - PyTorch's name
     return unary(self, "abs", AbsBackward0, "self", floating=False)
 
 
-def _zeros_like(g: Tensor) -> Tensor:
+def zeros_like_grad(g: Tensor) -> Tensor:
     """zeros_like(grad): a gradient of zeros that is no function of grad, so even with
     create_graph=True it has no grad_fn (PyTorch's formula for flat functions)."""
     return wrap(as_array(array_module(g._data).zeros_like(g._data)), g._dtype)
@@ -292,7 +292,7 @@ class SignBackward0(Node):
     """sign is flat almost everywhere: zero gradient."""
 
     def backward(self, g):
-        return (_zeros_like(g),)  # PyTorch: zeros_like(grad)
+        return (zeros_like_grad(g),)  # PyTorch: zeros_like(grad)
 
     explain = zero_formula("sign")
 
@@ -309,7 +309,7 @@ class SgnBackward0(Node):
 
     def backward(self, g):
         # PyTorch's sgn_backward for a real input: a tensor of zeros, no function of grad
-        return (_zeros_like(g),)
+        return (zeros_like_grad(g),)
 
     explain = zero_formula("sgn")
 
