@@ -37,7 +37,7 @@ from gradshell.ops.explanation import (
     wrap_sym,
 )
 from gradshell.ops.indexing import scatter
-from gradshell.ops.scalar import _apply, mul_scalar
+from gradshell.ops.scalar import _apply, div_scalar, mul_scalar
 from gradshell.ops.selection import where
 from gradshell.ops.shape import cat, narrow, tril
 from gradshell.ops.unary import exp
@@ -55,10 +55,16 @@ def unsqueeze_to(g: Tensor, input_shape: tuple, dims: tuple | None, keepdim: boo
     """Reshape a reduced gradient so it broadcasts against the input again."""
     if keepdim or dims is None:
         return g
-    shape = list(input_shape)
-    for d in dims:
-        shape[d] = 1
-    return g.reshape(tuple(shape))
+    if not grad_mode.state.enabled or not g._requires_grad:
+        shape = list(input_shape)
+        for d in dims:
+            shape[d] = 1
+        return g.reshape(tuple(shape))
+    # recorded, PyTorch's unsqueeze_multiple: one unsqueeze per reduced dim, in order
+    # (UnsqueezeBackward0 nodes, which a further derivative squeezes again)
+    for d in sorted(dims):
+        g = g.unsqueeze(d)
+    return g
 
 
 def expand_grad(g: Tensor, shape: tuple, count: int = 1) -> Tensor:
@@ -71,7 +77,8 @@ def expand_grad(g: Tensor, shape: tuple, count: int = 1) -> Tensor:
         out[...] = g._data if count == 1 else g._data / count
         return wrap(out, g._dtype)
     r = g.expand(shape)
-    return r if count == 1 else r / count
+    # PyTorch divides by the count, a number: div.Scalar (DivBackward1)
+    return r if count == 1 else div_scalar(r, count)
 
 
 class SumBackward0(Node):
@@ -725,9 +732,7 @@ class VarBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        shape = x._data.shape
-        g = _keep(g, self.dims, self.keepdim, shape)
-        return (_var_backward(g, x, self.dims, self.dof),)
+        return (_var_backward(g, x, self.dims, self.dof, self.keepdim),)
 
     def explain(self, c: Ctx) -> Formula:
         x, dims, keepdim, dof = c.saved("self"), c.attr("dims"), c.attr("keepdim"), c.attr("dof")
@@ -753,12 +758,10 @@ class StdBackward0(Node):
 
         x = self.saved("self")
         r = self.saved("result")
-        shape = x._data.shape
-        g = _keep(g, self.dims, self.keepdim, shape)
-        r = _keep(r, self.dims, self.keepdim, shape)
-        # PyTorch: var_backward((grad / (2 std)).masked_fill_(std == 0, 0))
+        # PyTorch: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0)), on the
+        # reduced shape: var_backward puts the reduced dims back
         scaled = (g / mul_scalar(r, 2)).masked_fill((r == 0).detach(), 0)
-        return (_var_backward(scaled, x, self.dims, self.dof),)
+        return (_var_backward(scaled, x, self.dims, self.dof, self.keepdim),)
 
     def explain(self, c: Ctx) -> Formula:
         x, dims, keepdim, dof = c.saved("self"), c.attr("dims"), c.attr("keepdim"), c.attr("dof")
@@ -779,8 +782,12 @@ class StdBackward0(Node):
         )
 
 
-def _var_backward(g: Tensor, x: Tensor, dims, dof) -> Tensor:
-    """PyTorch's var_backward: (2 / dof) * grad * (x - mean), in that order."""
+def _var_backward(g: Tensor, x: Tensor, dims, dof, keepdim: bool) -> Tensor:
+    """PyTorch's var_backward: (2 / dof) * grad * (x - mean), in that order; a gradient
+    over some dims gets them back (unsqueezed), one over all broadcasts as it is (so does
+    one over the single dim of a vector, which PyTorch leaves 0-dim too)."""
+    if dims is not None and x._data.ndim > 1:
+        g = unsqueeze_to(g, x._data.shape, dims, keepdim)
     m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
     return mul_scalar(g, 2.0 / dof if dof > 0 else math.inf) * (x - m)
 
