@@ -206,20 +206,43 @@ class GeluBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x):
         gx = None
         if wanted[1]:
-            if self.approximate == "tanh":
-                u = (x + x * x * x * 0.044715) * _SQRT_2_PI
-                t = tanh(u)
-                du = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
-                ddu = x * (6 * 0.044715 * _SQRT_2_PI)
-                second = (1 - t * t) * (du + x * 0.5 * (ddu - t * du * du * 2))
-            else:  # d/dx (Φ + x φ) = φ (2 - x²)
-                second = exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
-            gx = gg * g * second
+            gx = gg * g * _gelu_second_derivative(x, self.approximate)
         return (gelu_backward(gg, x, self.approximate) if wanted[0] else None), gx
 
     no_explanation = (
         "the backward of a backward (create_graph=True): %explain explains first-order nodes"
     )
+
+
+def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
+    """gelu''(x) written as PyTorch's gelu_double_backward writes it, op for op (numbers
+    as mul.Scalar / add.Scalar, `1 - t` and `1 / t` as filled tensors), so a third
+    derivative meets the same nodes."""
+    if approximate == "tanh":
+        beta = _M_SQRT2 * _M_2_SQRTPI * 0.5
+        kappa = 0.044715
+        inner = _mul_scalar(x + _mul_scalar(x.pow(3), kappa), beta)
+        tanh_inner = tanh(inner)
+        sech_inner = scalar.number_over(1, inner.cosh())
+        f = _mul_scalar(x, 0.5)
+        g = scalar.number_minus(1, tanh_inner * tanh_inner)
+        h = _mul_scalar(_add_scalar(_mul_scalar(x, 3 * kappa) * x, 1), beta)
+        f_prime_gh = _mul_scalar(g, 0.5) * h
+        g_prime = _mul_scalar(sech_inner, 2) * (-sech_inner * tanh_inner) * h
+        g_prime_fh = f * h * g_prime
+        h_prime = _mul_scalar(_mul_scalar(x, 6 * kappa), beta)
+        h_prime_fg = f * g * h_prime
+        return _mul_scalar(f_prime_gh, 2) + g_prime_fh + h_prime_fg
+    beta = _M_2_SQRTPI * _M_SQRT1_2 * 0.5  # 1/√(2π), as C's constants multiply out
+    x_sq = x * x
+    pdf = _mul_scalar(exp(_mul_scalar(x_sq, -0.5)), beta)
+    return _mul_scalar(pdf, 2) - x_sq * pdf
+
+
+#: C's M_2_SQRTPI, M_SQRT2 and M_SQRT1_2, the constants PyTorch's formulas are written with
+_M_2_SQRTPI = 1.1283791670955126
+_M_SQRT2 = 1.4142135623730951
+_M_SQRT1_2 = 0.7071067811865476
 
 
 def gelu_backward(g: Tensor, x: Tensor, approximate: str) -> Tensor:
@@ -370,6 +393,10 @@ class SiluBackward0(Node):
             r = g32 * s32 * (np.float32(1) + x32 * (np.float32(1) - s32))
             return (wrap(r.astype(np.float16), x._dtype),)
         s = sigmoid(x)
+        if grad_mode.state.enabled:
+            # create_graph=True: PyTorch's infinitely_differentiable_silu_backward,
+            # grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid)), op for op
+            return (g * s * _add_scalar(x * scalar.number_minus(1.0, s), 1.0),)
         return (g * (s * (x * (1 - s) + 1)),)
 
     def explain(self, c: Ctx) -> Formula:

@@ -852,9 +852,12 @@ class SoftplusBackwardBackward0(FusedBackward):
         beta, threshold = self.beta, self.threshold
         gx = None
         if wanted[1]:
-            bx = x * beta
-            s = sigmoid(bx)
-            gx = gg * g * (s * (1 - s)) * (bx <= threshold).detach() * beta
+            # PyTorch's softplus_double_backward(grad * grad_output, self, beta, threshold):
+            # sigmoid_backward(grad, (x * beta).sigmoid()) * (x * beta < threshold) * beta,
+            # the numbers as mul.Scalar
+            bx = _mul_scalar(x, beta)
+            mask = (bx < threshold).detach().to(gg.dtype)
+            gx = _mul_scalar(sigmoid_backward(gg * g, sigmoid(bx)) * mask, beta)
         return (softplus_backward(gg, x, beta, threshold) if wanted[0] else None), gx
 
     no_explanation = (
