@@ -24,8 +24,10 @@ from gradshell.ops.base import (
     wrap,
 )
 from gradshell.ops.explanation import Ctx, Formula, Local, needs, num
+from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.inplace import apply_inplace
 from gradshell.ops.selection import where
+from gradshell.ops.unary import zeros_like_grad
 
 
 class MaximumBackward0(Node):
@@ -399,14 +401,7 @@ class HardtanhBackward0(Node):
     """g where min_val < x < max_val, else 0."""
 
     def backward(self, g):
-        if needs_grad(g):  # create_graph=True
-            raise NotImplementedError(
-                "gradshell does not support double backward through "
-                "torch.nn.functional.hardtanh yet"
-            )
-        x = self.saved("self")._data
-        inside = (x > self.min_val) & (x < self.max_val)
-        return (wrap(as_array((g._data * inside).astype(g._data.dtype)), g._dtype),)
+        return (hardtanh_backward(g, self.saved("self"), self.min_val, self.max_val),)
 
     def explain(self, c: Ctx) -> Formula:
         x, lo, hi = c.saved("self"), c.attr("min_val"), c.attr("max_val")
@@ -416,6 +411,35 @@ class HardtanhBackward0(Node):
             f"hardtanh({s}, {num(lo)}, {num(hi)})",
             [Local(f"1 where {num(lo)} < {s} < {num(hi)}, else 0", inside * 1.0)],
         )
+
+
+class HardtanhBackwardBackward0(FusedBackward):
+    """hardtanh_backward(g, x) = g inside the bounds, 0 outside: differentiated, the same
+    op again for g, and zeros (with no graph) for x, where it is flat."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        lo, hi = self.min_val, self.max_val
+        return (
+            hardtanh_backward(gg, x, lo, hi) if wanted[0] else None,
+            zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
+        )
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
+
+def hardtanh_backward(g: Tensor, x: Tensor, min_val, max_val) -> Tensor:
+    """hardtanh's gradient, g where min_val < x < max_val, else 0: one op in PyTorch, so
+    one node (HardtanhBackwardBackward0) when differentiated."""
+
+    def compute(g, x):
+        inside = (x._data > min_val) & (x._data < max_val)
+        return wrap(as_array((g._data * inside).astype(g._data.dtype)), g._dtype)
+
+    return fused(HardtanhBackwardBackward0, (g, x), compute, min_val=min_val, max_val=max_val)
 
 
 def hardtanh(

@@ -845,12 +845,12 @@ class SmoothL1LossBackward0(Node):
     def backward(self, g):
         x = self.saved("self")
         t = self.saved("target")
-        g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
-        d = x - t
-        inside = (d.abs() < self.beta).detach()
-        slope = where(inside, d / self.beta, d.sign())
-        gx = g * slope
-        return (gx if self.needs[0] else None), (-gx if self.needs[1] else None)
+        r, beta = self.reduction, self.beta
+        # PyTorch: smooth_l1_loss_backward(grad, self, target) for the input and, its
+        # arguments swapped, (grad, target, self) for the target: two ops, two nodes
+        gx = smooth_l1_loss_backward(g, x, t, r, beta) if self.needs[0] else None
+        gt = smooth_l1_loss_backward(g, t, x, r, beta) if self.needs[1] else None
+        return gx, gt
 
     def explain(self, c: Ctx) -> Formula:
         x, t, beta = c.saved("self"), c.saved("target"), c.attr("beta")
@@ -863,6 +863,58 @@ class SmoothL1LossBackward0(Node):
         lx = Local(rhs + over, slope, kind=kind) if needs(c, 0) else None
         lt = Local(f"−[{rhs}]{over}", -slope, kind=kind) if needs(c, 1) else None
         return Formula(f"smooth_l1_loss({xs}, {ts})", [lx, lt])
+
+
+class SmoothL1LossBackwardBackward0(FusedBackward):
+    """smooth_l1_loss_backward(g, x, t) differentiated: by g the same op again; by x
+    (and, negated, t) g·gg/beta where |x - t| < beta, else 0 (/N for the mean)."""
+
+    inputs = ("grad_output", "self", "target")
+
+    def grads(self, gg, wanted, g, x, t):
+        reduction, beta = self.reduction, self.beta
+        gg_g = gx = gt = None
+        if wanted[0]:
+            gg_g = smooth_l1_loss_backward(gg, x, t, reduction, beta)
+            if reduction != "none":
+                gg_g = gg_g.sum()
+        # PyTorch: smooth_l1_loss_double_backward(grad * grad_output, ...), computed for
+        # self and (negated) target each on its own
+        if wanted[1]:
+            gx = _smooth_l1_double_backward(gg * g, x, t, reduction, beta)
+        if wanted[2]:
+            gt = -_smooth_l1_double_backward(gg * g, x, t, reduction, beta)
+        return gg_g, gx, gt
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
+
+def _smooth_l1_double_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str, beta):
+    inside = ((x - t).abs() < beta).detach().to(g.dtype)
+    r = scalar.div_scalar(g * inside, beta)  # / beta and / N: div.Scalar, DivBackward1
+    return scalar.div_scalar(r, x._data.size) if reduction == "mean" and x._data.size else r
+
+
+def smooth_l1_loss_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str, beta) -> Tensor:
+    """smooth_l1_loss's gradient for x: (x - t)/beta inside |x - t| < beta, sign(x - t)
+    outside, times g (/N for mean); one node if differentiated."""
+
+    def compute(g, x, t):
+        g = _unreduce(g, reduction, x._data.shape, x._data.size)
+        d = x - t
+        inside = (d.abs() < beta).detach()
+        return g * where(inside, d / beta, d.sign())
+
+    return fused(
+        SmoothL1LossBackwardBackward0,
+        (g, x, t),
+        compute,
+        opmath=False,
+        reduction=reduction,
+        beta=beta,
+    )
 
 
 def smooth_l1_loss(
