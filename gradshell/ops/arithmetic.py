@@ -739,11 +739,13 @@ class Atan2Backward0(Node):
     def backward(self, g):
         a = self.saved("self")
         b = self.saved("other")
+        # PyTorch's atan2_backward: recip = (self * self + other * other).reciprocal(),
+        # zeroed where the denominator is 0 (in place: MaskedFillBackward0), then
+        # grad * other * recip and grad * -self * recip
         denom = a * a + b * b
-        zero = (denom == 0).detach()
-        safe = where(zero, denom * 0 + 1, denom)
-        ga = where(zero, g * 0, g * b / safe) if self.needs_a else None
-        gb = where(zero, g * 0, -g * a / safe) if self.needs_b else None
+        recip = reciprocal(denom).masked_fill((denom == 0).detach(), 0)
+        ga = g * b * recip if self.needs_a else None
+        gb = g * -a * recip if self.needs_b else None
         return ga, gb
 
     def explain(self, c: Ctx) -> Formula:

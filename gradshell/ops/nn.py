@@ -1313,6 +1313,8 @@ class NllLossBackwardBackward0(FusedBackward):
 class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
     """nll_loss_backward over images, differentiated: as NllLossBackwardBackward0."""
 
+    no_explanation = NllLossBackwardBackward0.no_explanation
+
 
 def nll_loss(
     input: Tensor,  # noqa: A002
