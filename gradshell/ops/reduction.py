@@ -40,7 +40,7 @@ from gradshell.ops.indexing import scatter
 from gradshell.ops.scalar import _apply, div_scalar, mul_scalar
 from gradshell.ops.selection import where
 from gradshell.ops.shape import cat, narrow, tril
-from gradshell.ops.unary import exp
+from gradshell.ops.unary import exp, sgn
 
 
 def _dims_arg(dim, ndim):
@@ -205,23 +205,7 @@ class LinalgVectorNormBackward0(Node):
     def backward(self, g):
         x = self.saved("self")
         r = self.saved("result")
-        p = self.p
-        g = unsqueeze_to(g, self.input_shape, self.dims, self.keepdim)
-        r = unsqueeze_to(r, self.input_shape, self.dims, self.keepdim)
-        zero = (r == 0).detach()
-        if p == 2:  # PyTorch's formula, node for node: grad * (x / norm).masked_fill(norm == 0, 0)
-            return (g * (x / r).masked_fill(zero, 0),)
-        if p == 1:
-            return (g * x.sign(),)
-        elif p == math.inf or p == -math.inf:
-            mask = (x.abs() == r).detach()
-            cnt = mask.sum(self.dims, keepdim=True) if self.dims is not None else mask.sum()
-            return (g * x.sign() * mask / cnt,)
-        else:
-            # x·|x|^(p-2) is 0·inf at x = 0 for p < 2: PyTorch's gradient there is 0
-            xs = where((x == 0).detach(), x * 0, x * x.abs() ** (p - 2))
-            scale = xs / where(zero, r * 0 + 1, r) ** (p - 1)
-        return (where(zero, x * 0, g * scale),)
+        return (norm_backward(g, x, r, self.p, self.dims, self.keepdim),)
 
     def explain(self, c: Ctx) -> Formula:
         if c.attr("p") != 2:
@@ -1060,31 +1044,42 @@ def any(self, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - PyTorc
 
 
 # dist ------------------------------------------------------------------------------------------
-def _pnorm_grad(g: Tensor, x: Tensor, r: Tensor, p: float) -> Tensor:
-    """The gradient of the p-norm of all of x (r is the norm), with PyTorch's conventions:
-    0 where the norm is 0; for p = inf, shared evenly by the elements of largest |x|."""
+def norm_backward(g: Tensor, x: Tensor, r: Tensor, p: float, dims, keepdim: bool):
+    """PyTorch's norm_backward, op for op: the gradient of r = ‖x‖_p (over `dims`, or all
+    of x) — 0 where the norm is 0, and for p = ±inf shared evenly by the elements of
+    largest (smallest) |x|. None (no gradient at all) for p = 0, as in PyTorch."""
+    if dims is not None and x._data.ndim:
+        g = unsqueeze_to(g, x._data.shape, dims, keepdim)
+        r = unsqueeze_to(r, x._data.shape, dims, keepdim)
     if p == 0:
-        return g * x * 0
+        return None
     if p == 1:
-        return g * x.sign()
-    zero = (r == 0).detach()
-    safe = where(zero, r * 0 + 1, r)
+        return sgn(x) * g
     if p == 2:
-        return where(zero, g * x * 0, g * x / safe)
+        return g * (x / r).masked_fill((r == 0).detach(), 0)
     if math.isinf(p):
-        mask = (x.abs() == r).detach()
-        return g * x.sign() * mask / mask.sum()
-    xs = where((x == 0).detach(), x * 0, x * x.abs() ** (p - 2))  # 0·inf → 0 for p < 2
-    return where(zero, g * x * 0, g * (xs / safe ** (p - 1)))
+        ax = x.abs().detach()
+        mask = ((ax == r.detach()) | ax.isnan()).detach()
+        count = mask.sum(dims, keepdim=True) if dims is not None else mask.sum()
+        return sgn(x) * ((g / count) * mask)
+    if p < 1:
+        scaled = sgn(x) * x.abs().pow(p - 1).masked_fill((x == 0).detach(), 0)
+        return scaled * g * r.pow(1 - p)
+    scaled = sgn(x) * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    scale = (g / r.pow(p - 1)).masked_fill((r == 0).detach(), 0)
+    return scaled * scale
 
 
 class DistBackward0(Node):
     """dist(a, b) = ‖a - b‖_p: the norm's gradient for a, its negative for b."""
 
     def backward(self, g):
-        diff = self.saved("self") - self.saved("other")
-        grad = _pnorm_grad(g, diff, self.saved("result"), self.p)
-        return (grad if self.needs[0] else None, -grad if self.needs[1] else None)
+        # PyTorch: norm_backward(grad, self - other, p, result) for self, and its
+        # negation (computed again) for other
+        a, b, r, p = self.saved("self"), self.saved("other"), self.saved("result"), self.p
+        ga = norm_backward(g, a - b, r, p, None, False) if self.needs[0] else None
+        gb = norm_backward(g, a - b, r, p, None, False) if self.needs[1] else None
+        return ga, (-gb if gb is not None else None)
 
     def explain(self, c: Ctx) -> Formula:
         if c.attr("p") != 2:
