@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradshell.core import dtypes
-from gradshell.ops.arithmetic import _broadcast_fail_many, _const, _require_tensor
+from gradshell.ops.arithmetic import _broadcast_fail_many, _require_tensor
 from gradshell.ops.base import (
     BOOL,
     Node,
@@ -26,6 +26,7 @@ from gradshell.ops.base import (
 from gradshell.ops.explanation import Ctx, Formula, Local, needs, num
 from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.inplace import apply_inplace
+from gradshell.ops.scalar import div_scalar
 from gradshell.ops.selection import where
 from gradshell.ops.unary import zeros_like_grad
 
@@ -36,11 +37,7 @@ class MaximumBackward0(Node):
     legacy_name_02 = "CmaxBackward"
 
     def backward(self, g):
-        a = self.saved("self")._data
-        b = self.saved("other")._data
-        xp = array_module(a)
-        share = xp.where(a > b, 1.0, xp.where(a == b, 0.5, 0.0))
-        return _split(g, share, self.needs)
+        return _split(g, self.saved("self"), self.saved("other"), "<", self.needs)
 
     def explain(self, c: Ctx) -> Formula:
         return _extreme_formula(c, "maximum", ">")
@@ -52,20 +49,21 @@ class MinimumBackward0(Node):
     legacy_name_02 = "CminBackward"
 
     def backward(self, g):
-        a = self.saved("self")._data
-        b = self.saved("other")._data
-        xp = array_module(a)
-        share = xp.where(a < b, 1.0, xp.where(a == b, 0.5, 0.0))
-        return _split(g, share, self.needs)
+        return _split(g, self.saved("self"), self.saved("other"), ">", self.needs)
 
     def explain(self, c: Ctx) -> Formula:
         return _extreme_formula(c, "minimum", "<")
 
 
-def _split(g: Tensor, share, needs):
-    # PyTorch: where(a == b, grad / 2, grad).masked_fill_(a < b, 0): the zeros are +0.0
-    ga = _pass_where(g * _const(share, g._dtype), share != 0) if needs[0] else None
-    gb = _pass_where(g * _const(1.0 - share, g._dtype), share != 1) if needs[1] else None
+def _split(g: Tensor, a: Tensor, b: Tensor, loses: str, needs):
+    """PyTorch's formula for maximum (`loses` "<") and minimum (">"), op for op:
+    where(a == b, grad / 2, grad).masked_fill_(a loses to b, 0) for a, and the mirror
+    image for b (a tie shares the gradient; the zeros are +0.0; by a NaN both pass it)."""
+    tie = (a == b).detach()
+    a_loses = ((a < b) if loses == "<" else (a > b)).detach()
+    b_loses = ((a > b) if loses == "<" else (a < b)).detach()
+    ga = where(tie, div_scalar(g, 2), g).masked_fill(a_loses, 0) if needs[0] else None
+    gb = where(tie, div_scalar(g, 2), g).masked_fill(b_loses, 0) if needs[1] else None
     return ga, gb
 
 

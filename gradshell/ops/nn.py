@@ -310,11 +310,14 @@ class EluBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, v):
         gv = None
         if wanted[1]:
-            neg = (v < 0).detach()
+            # PyTorch's elu_double_backward: grad * grad_output * input_scale (a number:
+            # mul.Scalar), times (self_or_result < 0) as the gradient's dtype
+            neg = (v < 0).detach().to(gg.dtype)
+            scaled = _mul_scalar(gg * g, self.input_scale)
             if self.is_result:
-                gv = gg * g * self.input_scale * neg
+                gv = scaled * neg
             else:
-                gv = elu_backward(gg * g * self.input_scale, self, False, v) * neg
+                gv = elu_backward(scaled, self, False, v) * neg
         return (elu_backward(gg, self, self.is_result, v) if wanted[0] else None), gv
 
     no_explanation = (

@@ -417,8 +417,12 @@ class _EvenlyDistributed(Node):
         x = self.saved("self")
         r = self.saved("result")
         mask = _tie_mask(x, r)
-        share = mask / builtins.max(int(mask.sum()), 1)
-        return (g * wrap(as_array(share.astype(g._dtype.np)), g._dtype),)
+        # PyTorch's evenly_distribute_backward: zeros like the input, filled where the
+        # input equals the result with grad / (their count) (MaskedFillBackward1)
+        xp = array_module(mask)
+        zeros = wrap(as_array(xp.zeros(mask.shape, g._dtype.np)), g._dtype)
+        hits = wrap(as_array(mask), dtypes.bool_)
+        return (zeros.masked_fill(hits, g / int(mask.sum())),)
 
     def explain(self, c: Ctx) -> Formula:
         x, r = c.saved("self"), c.saved("result")
