@@ -67,18 +67,19 @@ def unsqueeze_to(g: Tensor, input_shape: tuple, dims: tuple | None, keepdim: boo
     return g
 
 
-def expand_grad(g: Tensor, shape: tuple, count: int = 1) -> Tensor:
-    """`g` broadcast to `shape` (and divided by `count`): the backward of sum and mean.
+def expand_grad(g: Tensor, shape: tuple, count: int | None = None) -> Tensor:
+    """`g` broadcast to `shape` (and divided by `count`, for a mean: even by 1, which
+    PyTorch's graph records too): the backward of sum and mean.
 
     Without create_graph a plain broadcasting copy is enough (and much cheaper than
     recording a view), so that is what runs then."""
     if not grad_mode.state.enabled and g._data.__class__ is np.ndarray:
         out = np.empty(shape, g._dtype.np)
-        out[...] = g._data if count == 1 else g._data / count
+        out[...] = g._data if count is None or count == 1 else g._data / count
         return wrap(out, g._dtype)
     r = g.expand(shape)
     # PyTorch divides by the count, a number: div.Scalar (DivBackward1)
-    return r if count == 1 else div_scalar(r, count)
+    return r if count is None else div_scalar(r, count)
 
 
 class SumBackward0(Node):
