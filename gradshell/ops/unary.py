@@ -308,7 +308,11 @@ class SgnBackward0(Node):
     gradient, with no graph behind it."""
 
     def backward(self, g):
-        # PyTorch's sgn_backward for a real input: a tensor of zeros, no function of grad
+        # PyTorch's sgn_backward(self, grad, result) reads its saved tensors (so a second
+        # backward raises once they are freed); for a real input it is a tensor of zeros,
+        # no function of grad
+        self.saved("self")
+        self.saved("result")
         return (zeros_like_grad(g),)
 
     explain = zero_formula("sgn")
@@ -319,7 +323,13 @@ def sgn(self):
     """sign of each element (for real tensors the same values as sign, its own node)."""
     if self._dtype.category == BOOL:  # sgn of a bool is itself (sign refuses bool)
         return wrap(as_array(self._data.copy()), self._dtype)
-    return unary(self, "sign", SgnBackward0, None, floating=False)
+    res = unary(self, "sign", None, None, floating=False)
+    if needs_grad(self):
+        node = SgnBackward0()
+        node.save("self", self)
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
 
 
 class SinBackward0(Node):

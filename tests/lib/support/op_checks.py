@@ -146,6 +146,8 @@ def _flat(out) -> list:
 
 
 def _np(t):
+    if getattr(t, "_is_zerotensor", lambda: False)():
+        t = t.clone()  # PyTorch's efficient zeros (sgn's gradient) have no storage to read
     return np.array(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy())
 
 
