@@ -137,7 +137,7 @@ class LeakyReluBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x):
         return (
             leaky_relu_backward(gg, x, self.negative_slope) if wanted[0] else None,
-            gg * 0 if wanted[1] else None,
+            unary.zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
         )
 
     no_explanation = (

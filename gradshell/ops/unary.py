@@ -516,7 +516,7 @@ class ThresholdBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x):
         return (
             threshold_backward(gg, x, self.threshold) if wanted[0] else None,
-            gg * 0 if wanted[1] else None,
+            zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
         )
 
     no_explanation = (
@@ -551,7 +551,7 @@ def relu(self):
 
 class _ZeroGrad(Node):
     def backward(self, g):
-        return (g * 0,)
+        return (zeros_like_grad(g),)  # PyTorch: zeros_like(grad), no graph behind it
 
     no_explanation = "a base class: each rounding node names its own formula"
 
