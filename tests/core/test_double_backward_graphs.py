@@ -104,6 +104,9 @@ EXPRS = {
     "logsumexp_dim": "x.reshape(2, 2).logsumexp(1)",
     "prod_dim": "x.reshape(2, 2).prod(1)",
     "chain": "x.sigmoid().tanh().relu()",
+    "floor": "x.floor() * x",
+    "round": "x.round(decimals=1) * x",
+    "relu_shifted": "(x - 0.5).relu() * x",
 }
 
 _WALK = """
