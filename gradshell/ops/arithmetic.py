@@ -43,6 +43,7 @@ from gradshell.ops.scalar import (
     _apply,
     _true_div_dtype,
     mul_scalar,
+    sub_scalar,
 )
 from gradshell.ops.selection import where
 from gradshell.ops.unary import log, reciprocal, sqrt
@@ -485,13 +486,14 @@ class PowBackward1(Node):
         a = self.saved("self")
         b = self.saved("exponent")
         ga = gb = None
+        # PyTorch's pow_backward_self and pow_backward_exponent: a zero (a constant, no
+        # graph) where the formula does not apply, b - 1 as sub.Scalar
         if self.needs_a:
-            ga = g * (b * a ** (b - 1))  # PyTorch's grouping: b·a^(b-1) first
-            ga = where((b == 0).detach(), g * 0, ga)  # g*0, not ga*0: ga may be nan there
+            ga = g * (b * a ** sub_scalar(b, 1))  # PyTorch's grouping: b·a^(b-1) first
+            ga = where((b == 0).detach(), 0.0, ga)
         if self.needs_b:
             r = self.saved("result")
-            gb = g * (r * log(a))
-            gb = where(((a == 0) & (b >= 0)).detach(), g * 0, gb)
+            gb = g * where(((b >= 0) & (a == 0)).detach(), 0.0, r * log(a))
         return ga, gb
 
     def explain(self, c: Ctx) -> Formula:
@@ -739,11 +741,13 @@ class Atan2Backward0(Node):
     def backward(self, g):
         a = self.saved("self")
         b = self.saved("other")
+        # PyTorch's atan2_backward: recip = (self * self + other * other).reciprocal(),
+        # zeroed where the denominator is 0 (in place: MaskedFillBackward0), then
+        # grad * other * recip and grad * -self * recip
         denom = a * a + b * b
-        zero = (denom == 0).detach()
-        safe = where(zero, denom * 0 + 1, denom)
-        ga = where(zero, g * 0, g * b / safe) if self.needs_a else None
-        gb = where(zero, g * 0, -g * a / safe) if self.needs_b else None
+        recip = reciprocal(denom).masked_fill((denom == 0).detach(), 0)
+        ga = g * b * recip if self.needs_a else None
+        gb = g * -a * recip if self.needs_b else None
         return ga, gb
 
     def explain(self, c: Ctx) -> Formula:

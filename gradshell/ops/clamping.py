@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradshell.core import dtypes
-from gradshell.ops.arithmetic import _broadcast_fail_many, _const, _require_tensor
+from gradshell.ops.arithmetic import _broadcast_fail_many, _require_tensor
 from gradshell.ops.base import (
     BOOL,
     Node,
@@ -24,8 +24,11 @@ from gradshell.ops.base import (
     wrap,
 )
 from gradshell.ops.explanation import Ctx, Formula, Local, needs, num
+from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.inplace import apply_inplace
+from gradshell.ops.scalar import div_scalar
 from gradshell.ops.selection import where
+from gradshell.ops.unary import zeros_like_grad
 
 
 class MaximumBackward0(Node):
@@ -34,11 +37,7 @@ class MaximumBackward0(Node):
     legacy_name_02 = "CmaxBackward"
 
     def backward(self, g):
-        a = self.saved("self")._data
-        b = self.saved("other")._data
-        xp = array_module(a)
-        share = xp.where(a > b, 1.0, xp.where(a == b, 0.5, 0.0))
-        return _split(g, share, self.needs)
+        return _split(g, self.saved("self"), self.saved("other"), "<", self.needs)
 
     def explain(self, c: Ctx) -> Formula:
         return _extreme_formula(c, "maximum", ">")
@@ -50,20 +49,21 @@ class MinimumBackward0(Node):
     legacy_name_02 = "CminBackward"
 
     def backward(self, g):
-        a = self.saved("self")._data
-        b = self.saved("other")._data
-        xp = array_module(a)
-        share = xp.where(a < b, 1.0, xp.where(a == b, 0.5, 0.0))
-        return _split(g, share, self.needs)
+        return _split(g, self.saved("self"), self.saved("other"), ">", self.needs)
 
     def explain(self, c: Ctx) -> Formula:
         return _extreme_formula(c, "minimum", "<")
 
 
-def _split(g: Tensor, share, needs):
-    # PyTorch: where(a == b, grad / 2, grad).masked_fill_(a < b, 0): the zeros are +0.0
-    ga = _pass_where(g * _const(share, g._dtype), share != 0) if needs[0] else None
-    gb = _pass_where(g * _const(1.0 - share, g._dtype), share != 1) if needs[1] else None
+def _split(g: Tensor, a: Tensor, b: Tensor, loses: str, needs):
+    """PyTorch's formula for maximum (`loses` "<") and minimum (">"), op for op:
+    where(a == b, grad / 2, grad).masked_fill_(a loses to b, 0) for a, and the mirror
+    image for b (a tie shares the gradient; the zeros are +0.0; by a NaN both pass it)."""
+    tie = (a == b).detach()
+    a_loses = ((a < b) if loses == "<" else (a > b)).detach()
+    b_loses = ((a > b) if loses == "<" else (a < b)).detach()
+    ga = where(tie, div_scalar(g, 2), g).masked_fill(a_loses, 0) if needs[0] else None
+    gb = where(tie, div_scalar(g, 2), g).masked_fill(b_loses, 0) if needs[1] else None
     return ga, gb
 
 
@@ -399,14 +399,7 @@ class HardtanhBackward0(Node):
     """g where min_val < x < max_val, else 0."""
 
     def backward(self, g):
-        if needs_grad(g):  # create_graph=True
-            raise NotImplementedError(
-                "gradshell does not support double backward through "
-                "torch.nn.functional.hardtanh yet"
-            )
-        x = self.saved("self")._data
-        inside = (x > self.min_val) & (x < self.max_val)
-        return (wrap(as_array((g._data * inside).astype(g._data.dtype)), g._dtype),)
+        return (hardtanh_backward(g, self.saved("self"), self.min_val, self.max_val),)
 
     def explain(self, c: Ctx) -> Formula:
         x, lo, hi = c.saved("self"), c.attr("min_val"), c.attr("max_val")
@@ -416,6 +409,35 @@ class HardtanhBackward0(Node):
             f"hardtanh({s}, {num(lo)}, {num(hi)})",
             [Local(f"1 where {num(lo)} < {s} < {num(hi)}, else 0", inside * 1.0)],
         )
+
+
+class HardtanhBackwardBackward0(FusedBackward):
+    """hardtanh_backward(g, x) = g inside the bounds, 0 outside: differentiated, the same
+    op again for g, and zeros (with no graph) for x, where it is flat."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        lo, hi = self.min_val, self.max_val
+        return (
+            hardtanh_backward(gg, x, lo, hi) if wanted[0] else None,
+            zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
+        )
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
+
+def hardtanh_backward(g: Tensor, x: Tensor, min_val, max_val) -> Tensor:
+    """hardtanh's gradient, g where min_val < x < max_val, else 0: one op in PyTorch, so
+    one node (HardtanhBackwardBackward0) when differentiated."""
+
+    def compute(g, x):
+        inside = (x._data > min_val) & (x._data < max_val)
+        return wrap(as_array((g._data * inside).astype(g._data.dtype)), g._dtype)
+
+    return fused(HardtanhBackwardBackward0, (g, x), compute, min_val=min_val, max_val=max_val)
 
 
 def hardtanh(

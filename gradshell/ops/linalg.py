@@ -67,10 +67,22 @@ class MmBackward0(Node):
 
     legacy_name_02 = "MmBackward"
     legacy_python = False
+    #: whether each input's strides were column-major in the forward (set by mm)
+    mat1_column_major = False
+    mat2_column_major = False
 
     def backward(self, g):
-        ga = g.mm(self.saved("mat2").t()) if self.needs_a else None
-        gb = self.saved("self").t().mm(g) if self.needs_b else None
+        # PyTorch's mm_mat1_backward / mm_mat2_backward: an input that was column-major
+        # (a transposed contiguous matrix) gets its gradient column-major too, computed
+        # as the transpose of the transposed product, so that a graph built from it
+        # (create_graph=True) has the same transposes and views as PyTorch's
+        ga = gb = None
+        if self.needs_a:
+            mat2 = self.saved("mat2")
+            ga = mat2.mm(g.t()).t() if self.mat1_column_major else g.mm(mat2.t())
+        if self.needs_b:
+            mat1 = self.saved("self")
+            gb = g.t().mm(mat1).t() if self.mat2_column_major else mat1.t().mm(g)
         return ga, gb
 
     def explain(self, c: Ctx) -> Formula:
@@ -97,7 +109,19 @@ def mm(self, mat2):
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
     xp = array_module(self._data)
-    return _product(self, mat2, MmBackward0, kernels.matmul(xp, self._data, mat2._data))
+    res = _product(self, mat2, MmBackward0, kernels.matmul(xp, self._data, mat2._data))
+    node = res._grad_fn
+    if isinstance(node, MmBackward0):
+        node.mat1_column_major = _column_major(self)
+        node.mat2_column_major = _column_major(mat2)
+    return res
+
+
+def _column_major(m: Tensor) -> bool:
+    """Whether a matrix's strides are column-major (PyTorch's test: stride(0) == 1 and
+    stride(1) == size(0)), as a transposed contiguous matrix's are."""
+    strides = m.stride()
+    return strides[0] == 1 and strides[1] == m._data.shape[0]
 
 
 class MvBackward0(Node):

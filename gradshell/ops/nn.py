@@ -137,7 +137,7 @@ class LeakyReluBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x):
         return (
             leaky_relu_backward(gg, x, self.negative_slope) if wanted[0] else None,
-            gg * 0 if wanted[1] else None,
+            unary.zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
         )
 
     no_explanation = (
@@ -206,20 +206,43 @@ class GeluBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x):
         gx = None
         if wanted[1]:
-            if self.approximate == "tanh":
-                u = (x + x * x * x * 0.044715) * _SQRT_2_PI
-                t = tanh(u)
-                du = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
-                ddu = x * (6 * 0.044715 * _SQRT_2_PI)
-                second = (1 - t * t) * (du + x * 0.5 * (ddu - t * du * du * 2))
-            else:  # d/dx (Φ + x φ) = φ (2 - x²)
-                second = exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
-            gx = gg * g * second
+            gx = gg * g * _gelu_second_derivative(x, self.approximate)
         return (gelu_backward(gg, x, self.approximate) if wanted[0] else None), gx
 
     no_explanation = (
         "the backward of a backward (create_graph=True): %explain explains first-order nodes"
     )
+
+
+def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
+    """gelu''(x) written as PyTorch's gelu_double_backward writes it, op for op (numbers
+    as mul.Scalar / add.Scalar, `1 - t` and `1 / t` as filled tensors), so a third
+    derivative meets the same nodes."""
+    if approximate == "tanh":
+        beta = _M_SQRT2 * _M_2_SQRTPI * 0.5
+        kappa = 0.044715
+        inner = _mul_scalar(x + _mul_scalar(x.pow(3), kappa), beta)
+        tanh_inner = tanh(inner)
+        sech_inner = scalar.number_over(1, inner.cosh())
+        f = _mul_scalar(x, 0.5)
+        g = scalar.number_minus(1, tanh_inner * tanh_inner)
+        h = _mul_scalar(_add_scalar(_mul_scalar(x, 3 * kappa) * x, 1), beta)
+        f_prime_gh = _mul_scalar(g, 0.5) * h
+        g_prime = _mul_scalar(sech_inner, 2) * (-sech_inner * tanh_inner) * h
+        g_prime_fh = f * h * g_prime
+        h_prime = _mul_scalar(_mul_scalar(x, 6 * kappa), beta)
+        h_prime_fg = f * g * h_prime
+        return _mul_scalar(f_prime_gh, 2) + g_prime_fh + h_prime_fg
+    beta = _M_2_SQRTPI * _M_SQRT1_2 * 0.5  # 1/√(2π), as C's constants multiply out
+    x_sq = x * x
+    pdf = _mul_scalar(exp(_mul_scalar(x_sq, -0.5)), beta)
+    return _mul_scalar(pdf, 2) - x_sq * pdf
+
+
+#: C's M_2_SQRTPI, M_SQRT2 and M_SQRT1_2, the constants PyTorch's formulas are written with
+_M_2_SQRTPI = 1.1283791670955126
+_M_SQRT2 = 1.4142135623730951
+_M_SQRT1_2 = 0.7071067811865476
 
 
 def gelu_backward(g: Tensor, x: Tensor, approximate: str) -> Tensor:
@@ -287,11 +310,14 @@ class EluBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, v):
         gv = None
         if wanted[1]:
-            neg = (v < 0).detach()
+            # PyTorch's elu_double_backward: grad * grad_output * input_scale (a number:
+            # mul.Scalar), times (self_or_result < 0) as the gradient's dtype
+            neg = (v < 0).detach().to(gg.dtype)
+            scaled = _mul_scalar(gg * g, self.input_scale)
             if self.is_result:
-                gv = gg * g * self.input_scale * neg
+                gv = scaled * neg
             else:
-                gv = elu_backward(gg * g * self.input_scale, self, False, v) * neg
+                gv = elu_backward(scaled, self, False, v) * neg
         return (elu_backward(gg, self, self.is_result, v) if wanted[0] else None), gv
 
     no_explanation = (
@@ -370,6 +396,10 @@ class SiluBackward0(Node):
             r = g32 * s32 * (np.float32(1) + x32 * (np.float32(1) - s32))
             return (wrap(r.astype(np.float16), x._dtype),)
         s = sigmoid(x)
+        if grad_mode.state.enabled:
+            # create_graph=True: PyTorch's infinitely_differentiable_silu_backward,
+            # grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid)), op for op
+            return (g * s * _add_scalar(x * scalar.number_minus(1.0, s), 1.0),)
         return (g * (s * (x * (1 - s) + 1)),)
 
     def explain(self, c: Ctx) -> Formula:
@@ -498,7 +528,8 @@ class LogSoftmaxBackwardDataBackward0(FusedBackward):
         d = self.dim
         gy = None
         if wanted[1]:
-            gy = gg * 0 if y._data.ndim == 0 else -gg * exp(y) * g.sum(d, keepdim=True)
+            # PyTorch: -grad_output.sum(dim, true) * output.exp() * grad
+            gy = gg * 0 if y._data.ndim == 0 else -g.sum(d, keepdim=True) * exp(y) * gg
         # the backward is g - exp(y) sum(g), not symmetric in g: its transpose applies
         gg_g = gg - (gg * exp(y)).sum(d, keepdim=True) if wanted[0] and y._data.ndim else None
         if wanted[0] and gg_g is None:
@@ -727,19 +758,26 @@ class MseLossBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x, t):
         reduction = self.reduction
         gg_g = gx = gt = None
-        if wanted[0]:
-            gg_g = _unreduce(gg * (x - t) * 2, reduction, x._data.shape, x._data.size)
+        if wanted[0]:  # PyTorch: mse_loss_backward(grad, self, target), the same op again
+            gg_g = mse_loss_backward(gg, x, t, reduction)
             if reduction != "none":
                 gg_g = gg_g.sum()
-        if wanted[1] or wanted[2]:
-            gx = _unreduce(gg * g * 2, reduction, x._data.shape, x._data.size)
-            gt = -gx if wanted[2] else None
-            gx = gx if wanted[1] else None
+        # PyTorch: mse_loss_double_backward(grad * grad_output, ...) for self and, negated,
+        # for target, each computed on its own: 2 * g (mul.Scalar), then / N (div.Scalar)
+        if wanted[1]:
+            gx = _mse_double_backward(gg * g, reduction, x._data.size)
+        if wanted[2]:
+            gt = -_mse_double_backward(gg * g, reduction, x._data.size)
         return gg_g, gx, gt
 
     no_explanation = (
         "the backward of a backward (create_graph=True): %explain explains first-order nodes"
     )
+
+
+def _mse_double_backward(g: Tensor, reduction: str, count: int) -> Tensor:
+    g = _mul_scalar(g, 2)
+    return scalar.div_scalar(g, count) if reduction == "mean" and count else g
 
 
 def mse_loss_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str) -> Tensor:
@@ -814,12 +852,12 @@ class SmoothL1LossBackward0(Node):
     def backward(self, g):
         x = self.saved("self")
         t = self.saved("target")
-        g = _unreduce(g, self.reduction, x._data.shape, x._data.size)
-        d = x - t
-        inside = (d.abs() < self.beta).detach()
-        slope = where(inside, d / self.beta, d.sign())
-        gx = g * slope
-        return (gx if self.needs[0] else None), (-gx if self.needs[1] else None)
+        r, beta = self.reduction, self.beta
+        # PyTorch: smooth_l1_loss_backward(grad, self, target) for the input and, its
+        # arguments swapped, (grad, target, self) for the target: two ops, two nodes
+        gx = smooth_l1_loss_backward(g, x, t, r, beta) if self.needs[0] else None
+        gt = smooth_l1_loss_backward(g, t, x, r, beta) if self.needs[1] else None
+        return gx, gt
 
     def explain(self, c: Ctx) -> Formula:
         x, t, beta = c.saved("self"), c.saved("target"), c.attr("beta")
@@ -832,6 +870,58 @@ class SmoothL1LossBackward0(Node):
         lx = Local(rhs + over, slope, kind=kind) if needs(c, 0) else None
         lt = Local(f"−[{rhs}]{over}", -slope, kind=kind) if needs(c, 1) else None
         return Formula(f"smooth_l1_loss({xs}, {ts})", [lx, lt])
+
+
+class SmoothL1LossBackwardBackward0(FusedBackward):
+    """smooth_l1_loss_backward(g, x, t) differentiated: by g the same op again; by x
+    (and, negated, t) g·gg/beta where |x - t| < beta, else 0 (/N for the mean)."""
+
+    inputs = ("grad_output", "self", "target")
+
+    def grads(self, gg, wanted, g, x, t):
+        reduction, beta = self.reduction, self.beta
+        gg_g = gx = gt = None
+        if wanted[0]:
+            gg_g = smooth_l1_loss_backward(gg, x, t, reduction, beta)
+            if reduction != "none":
+                gg_g = gg_g.sum()
+        # PyTorch: smooth_l1_loss_double_backward(grad * grad_output, ...), computed for
+        # self and (negated) target each on its own
+        if wanted[1]:
+            gx = _smooth_l1_double_backward(gg * g, x, t, reduction, beta)
+        if wanted[2]:
+            gt = -_smooth_l1_double_backward(gg * g, x, t, reduction, beta)
+        return gg_g, gx, gt
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
+
+def _smooth_l1_double_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str, beta):
+    inside = ((x - t).abs() < beta).detach().to(g.dtype)
+    r = scalar.div_scalar(g * inside, beta)  # / beta and / N: div.Scalar, DivBackward1
+    return scalar.div_scalar(r, x._data.size) if reduction == "mean" and x._data.size else r
+
+
+def smooth_l1_loss_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str, beta) -> Tensor:
+    """smooth_l1_loss's gradient for x: (x - t)/beta inside |x - t| < beta, sign(x - t)
+    outside, times g (/N for mean); one node if differentiated."""
+
+    def compute(g, x, t):
+        g = _unreduce(g, reduction, x._data.shape, x._data.size)
+        d = x - t
+        inside = (d.abs() < beta).detach()
+        return g * where(inside, d / beta, d.sign())
+
+    return fused(
+        SmoothL1LossBackwardBackward0,
+        (g, x, t),
+        compute,
+        opmath=False,
+        reduction=reduction,
+        beta=beta,
+    )
 
 
 def smooth_l1_loss(
@@ -869,6 +959,10 @@ def smooth_l1_loss(
 
 
 _EPSILON = 1e-12
+
+# mul.Scalar / add.Scalar inside a backward formula (MulBackward1, AddBackward1)
+_mul_scalar = scalar.mul_scalar
+_add_scalar = scalar.add_scalar
 
 
 class BinaryCrossEntropyBackward0(Node):
@@ -913,26 +1007,35 @@ class BinaryCrossEntropyBackwardBackward0(FusedBackward):
     inputs = ("grad_output", "self", "target")
 
     def grads(self, gg, wanted, grad_output, x, t):
+        # PyTorch's three double-backward formulas, op for op: numbers enter as add.Scalar
+        # and mul.Scalar, 1 - x as a filled tensor minus x, and the mean's 1/n as div.Scalar
         w = self.weight
         n = x._data.size if self.reduction == "mean" else 1
         gg_g = gx = gt = None
         if wanted[0]:
-            gg_g = gg * (x - t) / ((1 - x) * x).clamp(min=_EPSILON)
+            denom = _add_scalar(x, _EPSILON) * _add_scalar(scalar.number_minus(1, x), _EPSILON)
+            gg_g = (x - t) / denom * gg
             if w is not None:
                 gg_g = gg_g * w
-            gg_g = gg_g / n if n != 1 else gg_g
+            gg_g = scalar.div_scalar(gg_g, n) if n != 1 else gg_g
             if self.reduction != "none":
                 gg_g = gg_g.sum()
-        scale = gg * grad_output
-        if w is not None:
-            scale = scale * w
         if wanted[1]:
-            num = x * x - x * t * 2 + t
-            gx = num / ((x + _EPSILON) ** 2 * (1 - x + _EPSILON) ** 2) * scale
-            gx = gx / n if n != 1 else gx
+            num = x * x - _mul_scalar(x, 2) * t + t
+            one_m_x = _add_scalar(scalar.number_minus(1, x), _EPSILON)
+            gx = num / (_add_scalar(x, _EPSILON).pow(2) * one_m_x.pow(2)) * (gg * grad_output)
+            if w is not None:
+                gx = gx * w
+            gx = scalar.div_scalar(gx, n) if n != 1 else gx
         if wanted[2]:
-            gt = -scale / ((1 - x) * x).clamp(min=_EPSILON)
-            gt = gt / n if n != 1 else gt
+            gt = -gg * grad_output
+            if w is not None:
+                gt = gt * w
+            denom = scalar.number_minus(1, x) * x
+            with grad_mode.no_grad():  # PyTorch clamps the denominator in place, untracked
+                denom.clamp_(min=_EPSILON)
+            gt = gt / denom
+            gt = scalar.div_scalar(gt, n) if n != 1 else gt
         return gg_g, gx, gt
 
     no_explanation = (
@@ -1119,9 +1222,33 @@ class NllLossBackward0(Node):
             if self.reduction == "none" and self.input_ndim > 1:
                 gd = gd.reshape(gd.shape[:1] + (1,) + gd.shape[1:])
             return (wrap(pattern._data * gd, pattern._dtype),)
-        if self.reduction == "none" and self.input_ndim > 1:
-            g = g.unsqueeze(1)  # (N, ...) → (N, 1, ...) against the class dimension
-        return (g * pattern,)
+        # nll_loss_backward is one op in PyTorch: differentiated again it is one node,
+        # NllLossBackwardBackward0, with edges to the incoming gradient and to the input
+        node_cls = (
+            NllLoss2DBackwardBackward0
+            if isinstance(self, NllLoss2DBackward0)
+            else NllLossBackwardBackward0
+        )
+        x = self.saved("self")
+        unsqueeze = self.reduction == "none" and self.input_ndim > 1
+
+        def compute(g, x):
+            if unsqueeze:
+                g = g.unsqueeze(1)  # (N, ...) → (N, 1, ...) against the class dimension
+            return g * pattern
+
+        return (
+            fused(
+                node_cls,
+                (g, x),
+                compute,
+                opmath=False,
+                target=self.saved("target"),
+                weight=self.saved("weight") if "weight" in (self._saved or ()) else None,
+                reduction=self.reduction,
+                ignore_index=self.ignore_index,
+            ),
+        )
 
     def explain(self, c: Ctx) -> Formula:
 
@@ -1164,6 +1291,36 @@ def _batch_check(x: Tensor, target: Tensor) -> None:
             f"Expected input batch_size ({x._data.shape[0]}) to match target batch_size "
             f"({target._data.shape[0]})."
         )
+
+
+class NllLossBackwardBackward0(FusedBackward):
+    """nll_loss_backward(g, x) = pattern * g differentiated: linear in g (its derivative
+    is nll_loss of the incoming gradient), flat in x (zeros, with no graph)."""
+
+    inputs = ("grad_output", "self")
+
+    def grads(self, gg, wanted, g, x):
+        gg_g = None
+        if wanted[0]:
+            gg_g = nll_loss(
+                gg,
+                self.target,
+                self.weight,
+                ignore_index=self.ignore_index,
+                reduction=self.reduction,
+            )
+        gx = unary.zeros_like_grad(gg) if wanted[1] else None  # PyTorch: zeros_like(grad)
+        return gg_g, gx
+
+    no_explanation = (
+        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+    )
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
+    """nll_loss_backward over images, differentiated: as NllLossBackwardBackward0."""
+
+    no_explanation = NllLossBackwardBackward0.no_explanation
 
 
 def nll_loss(

@@ -37,10 +37,10 @@ from gradshell.ops.explanation import (
     wrap_sym,
 )
 from gradshell.ops.indexing import scatter
-from gradshell.ops.scalar import _apply, mul_scalar
+from gradshell.ops.scalar import _apply, div_scalar, mul_scalar
 from gradshell.ops.selection import where
 from gradshell.ops.shape import cat, narrow, tril
-from gradshell.ops.unary import exp
+from gradshell.ops.unary import exp, sgn
 
 
 def _dims_arg(dim, ndim):
@@ -55,23 +55,31 @@ def unsqueeze_to(g: Tensor, input_shape: tuple, dims: tuple | None, keepdim: boo
     """Reshape a reduced gradient so it broadcasts against the input again."""
     if keepdim or dims is None:
         return g
-    shape = list(input_shape)
-    for d in dims:
-        shape[d] = 1
-    return g.reshape(tuple(shape))
+    if not grad_mode.state.enabled or not g._requires_grad:
+        shape = list(input_shape)
+        for d in dims:
+            shape[d] = 1
+        return g.reshape(tuple(shape))
+    # recorded, PyTorch's unsqueeze_multiple: one unsqueeze per reduced dim, in order
+    # (UnsqueezeBackward0 nodes, which a further derivative squeezes again)
+    for d in sorted(dims):
+        g = g.unsqueeze(d)
+    return g
 
 
-def expand_grad(g: Tensor, shape: tuple, count: int = 1) -> Tensor:
-    """`g` broadcast to `shape` (and divided by `count`): the backward of sum and mean.
+def expand_grad(g: Tensor, shape: tuple, count: int | None = None) -> Tensor:
+    """`g` broadcast to `shape` (and divided by `count`, for a mean: even by 1, which
+    PyTorch's graph records too): the backward of sum and mean.
 
     Without create_graph a plain broadcasting copy is enough (and much cheaper than
     recording a view), so that is what runs then."""
     if not grad_mode.state.enabled and g._data.__class__ is np.ndarray:
         out = np.empty(shape, g._dtype.np)
-        out[...] = g._data if count == 1 else g._data / count
+        out[...] = g._data if count is None or count == 1 else g._data / count
         return wrap(out, g._dtype)
     r = g.expand(shape)
-    return r if count == 1 else r / count
+    # PyTorch divides by the count, a number: div.Scalar (DivBackward1)
+    return r if count is None else div_scalar(r, count)
 
 
 class SumBackward0(Node):
@@ -198,23 +206,7 @@ class LinalgVectorNormBackward0(Node):
     def backward(self, g):
         x = self.saved("self")
         r = self.saved("result")
-        p = self.p
-        g = unsqueeze_to(g, self.input_shape, self.dims, self.keepdim)
-        r = unsqueeze_to(r, self.input_shape, self.dims, self.keepdim)
-        zero = (r == 0).detach()
-        if p == 2:  # PyTorch's formula, node for node: grad * (x / norm).masked_fill(norm == 0, 0)
-            return (g * (x / r).masked_fill(zero, 0),)
-        if p == 1:
-            return (g * x.sign(),)
-        elif p == math.inf or p == -math.inf:
-            mask = (x.abs() == r).detach()
-            cnt = mask.sum(self.dims, keepdim=True) if self.dims is not None else mask.sum()
-            return (g * x.sign() * mask / cnt,)
-        else:
-            # x·|x|^(p-2) is 0·inf at x = 0 for p < 2: PyTorch's gradient there is 0
-            xs = where((x == 0).detach(), x * 0, x * x.abs() ** (p - 2))
-            scale = xs / where(zero, r * 0 + 1, r) ** (p - 1)
-        return (where(zero, x * 0, g * scale),)
+        return (norm_backward(g, x, r, self.p, self.dims, self.keepdim),)
 
     def explain(self, c: Ctx) -> Formula:
         if c.attr("p") != 2:
@@ -426,8 +418,12 @@ class _EvenlyDistributed(Node):
         x = self.saved("self")
         r = self.saved("result")
         mask = _tie_mask(x, r)
-        share = mask / builtins.max(int(mask.sum()), 1)
-        return (g * wrap(as_array(share.astype(g._dtype.np)), g._dtype),)
+        # PyTorch's evenly_distribute_backward: zeros like the input, filled where the
+        # input equals the result with grad / (their count) (MaskedFillBackward1)
+        xp = array_module(mask)
+        zeros = wrap(as_array(xp.zeros(mask.shape, g._dtype.np)), g._dtype)
+        hits = wrap(as_array(mask), dtypes.bool_)
+        return (zeros.masked_fill(hits, g / int(mask.sum())),)
 
     def explain(self, c: Ctx) -> Formula:
         x, r = c.saved("self"), c.saved("result")
@@ -725,9 +721,7 @@ class VarBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        shape = x._data.shape
-        g = _keep(g, self.dims, self.keepdim, shape)
-        return (_var_backward(g, x, self.dims, self.dof),)
+        return (_var_backward(g, x, self.dims, self.dof, self.keepdim),)
 
     def explain(self, c: Ctx) -> Formula:
         x, dims, keepdim, dof = c.saved("self"), c.attr("dims"), c.attr("keepdim"), c.attr("dof")
@@ -753,12 +747,10 @@ class StdBackward0(Node):
 
         x = self.saved("self")
         r = self.saved("result")
-        shape = x._data.shape
-        g = _keep(g, self.dims, self.keepdim, shape)
-        r = _keep(r, self.dims, self.keepdim, shape)
-        # PyTorch: var_backward((grad / (2 std)).masked_fill_(std == 0, 0))
+        # PyTorch: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0)), on the
+        # reduced shape: var_backward puts the reduced dims back
         scaled = (g / mul_scalar(r, 2)).masked_fill((r == 0).detach(), 0)
-        return (_var_backward(scaled, x, self.dims, self.dof),)
+        return (_var_backward(scaled, x, self.dims, self.dof, self.keepdim),)
 
     def explain(self, c: Ctx) -> Formula:
         x, dims, keepdim, dof = c.saved("self"), c.attr("dims"), c.attr("keepdim"), c.attr("dof")
@@ -779,8 +771,12 @@ class StdBackward0(Node):
         )
 
 
-def _var_backward(g: Tensor, x: Tensor, dims, dof) -> Tensor:
-    """PyTorch's var_backward: (2 / dof) * grad * (x - mean), in that order."""
+def _var_backward(g: Tensor, x: Tensor, dims, dof, keepdim: bool) -> Tensor:
+    """PyTorch's var_backward: (2 / dof) * grad * (x - mean), in that order; a gradient
+    over some dims gets them back (unsqueezed), one over all broadcasts as it is (so does
+    one over the single dim of a vector, which PyTorch leaves 0-dim too)."""
+    if dims is not None and x._data.ndim > 1:
+        g = unsqueeze_to(g, x._data.shape, dims, keepdim)
     m = x.mean(dims, keepdim=True) if dims is not None else x.mean()
     return mul_scalar(g, 2.0 / dof if dof > 0 else math.inf) * (x - m)
 
@@ -1053,31 +1049,42 @@ def any(self, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001 - PyTorc
 
 
 # dist ------------------------------------------------------------------------------------------
-def _pnorm_grad(g: Tensor, x: Tensor, r: Tensor, p: float) -> Tensor:
-    """The gradient of the p-norm of all of x (r is the norm), with PyTorch's conventions:
-    0 where the norm is 0; for p = inf, shared evenly by the elements of largest |x|."""
+def norm_backward(g: Tensor, x: Tensor, r: Tensor, p: float, dims, keepdim: bool):
+    """PyTorch's norm_backward, op for op: the gradient of r = ‖x‖_p (over `dims`, or all
+    of x) — 0 where the norm is 0, and for p = ±inf shared evenly by the elements of
+    largest (smallest) |x|. None (no gradient at all) for p = 0, as in PyTorch."""
+    if dims is not None and x._data.ndim:
+        g = unsqueeze_to(g, x._data.shape, dims, keepdim)
+        r = unsqueeze_to(r, x._data.shape, dims, keepdim)
     if p == 0:
-        return g * x * 0
+        return None
     if p == 1:
-        return g * x.sign()
-    zero = (r == 0).detach()
-    safe = where(zero, r * 0 + 1, r)
+        return sgn(x) * g
     if p == 2:
-        return where(zero, g * x * 0, g * x / safe)
+        return g * (x / r).masked_fill((r == 0).detach(), 0)
     if math.isinf(p):
-        mask = (x.abs() == r).detach()
-        return g * x.sign() * mask / mask.sum()
-    xs = where((x == 0).detach(), x * 0, x * x.abs() ** (p - 2))  # 0·inf → 0 for p < 2
-    return where(zero, g * x * 0, g * (xs / safe ** (p - 1)))
+        ax = x.abs().detach()
+        mask = ((ax == r.detach()) | ax.isnan()).detach()
+        count = mask.sum(dims, keepdim=True) if dims is not None else mask.sum()
+        return sgn(x) * ((g / count) * mask)
+    if p < 1:
+        scaled = sgn(x) * x.abs().pow(p - 1).masked_fill((x == 0).detach(), 0)
+        return scaled * g * r.pow(1 - p)
+    scaled = sgn(x) * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    scale = (g / r.pow(p - 1)).masked_fill((r == 0).detach(), 0)
+    return scaled * scale
 
 
 class DistBackward0(Node):
     """dist(a, b) = ‖a - b‖_p: the norm's gradient for a, its negative for b."""
 
     def backward(self, g):
-        diff = self.saved("self") - self.saved("other")
-        grad = _pnorm_grad(g, diff, self.saved("result"), self.p)
-        return (grad if self.needs[0] else None, -grad if self.needs[1] else None)
+        # PyTorch: norm_backward(grad, self - other, p, result) for self, and its
+        # negation (computed again) for other
+        a, b, r, p = self.saved("self"), self.saved("other"), self.saved("result"), self.p
+        ga = norm_backward(g, a - b, r, p, None, False) if self.needs[0] else None
+        gb = norm_backward(g, a - b, r, p, None, False) if self.needs[1] else None
+        return ga, (-gb if gb is not None else None)
 
     def explain(self, c: Ctx) -> Formula:
         if c.attr("p") != 2:

@@ -12,6 +12,7 @@ from gradshell.ops.base import (
     FLOAT,
     Node,
     Tensor,
+    array_module,
     as_array,
     binary_operands,
     broadcast_fail,
@@ -73,7 +74,9 @@ class DivBackward1(Node):
     """Division by a number inside a composite op (div.Scalar): 1/s, kept, never freed."""
 
     def backward(self, g):
-        return (g / self.other,)
+        # PyTorch divides by the number itself (div.Scalar), so a graph built with
+        # create_graph=True records DivBackward1 again, not DivBackward0
+        return (div_scalar(g, self.other),)
 
     def explain(self, c: Ctx) -> Formula:
         k = c.attr("other")
@@ -96,7 +99,7 @@ class MulBackward1(Node):
     never freed."""
 
     def backward(self, g):
-        # grad * other is mul.Scalar again: create_graph records MulBackward1, as PyTorch does
+        # grad * other with other a number is mul.Scalar in PyTorch: MulBackward1 again
         return (mul_scalar(g, self.other),)
 
     def explain(self, c: Ctx) -> Formula:
@@ -135,7 +138,8 @@ def add_scalar(self: Tensor, other) -> Tensor:
 
 
 class SubBackward1(Node):
-    """Subtracting a number inside a composite op (sub.Scalar): the gradient passes through."""
+    """Subtracting a number inside a composite op (sub.Scalar): the gradient passes
+    through."""
 
     def backward(self, g):
         return (g,)
@@ -146,8 +150,26 @@ class SubBackward1(Node):
 
 def sub_scalar(self: Tensor, other) -> Tensor:
     """self - other for a Python number, recorded as PyTorch's internal sub.Scalar
-    (SubBackward1)."""
+    (SubBackward1); a learner's `x - 1` wraps the number instead (SubBackward0)."""
     res = _apply("subtract", self, other)
     if needs_grad(self):
         record(SubBackward1(), (self,), res)
     return res
+
+
+def _filled_like(number, t: Tensor) -> Tensor:
+    xp = array_module(t._data)
+    return wrap(as_array(xp.full(t._data.shape, number, dtype=t._data.dtype)), t._dtype)
+
+
+def number_minus(number, t: Tensor) -> Tensor:
+    """number - t as PyTorch's C++ formulas write it: its `Scalar - Tensor` fills a tensor
+    like t with the number and subtracts t in place, so the graph records SubBackward0
+    (not RsubBackward1, which is what a learner's `1 - x` records)."""
+    return _filled_like(number, t) - t
+
+
+def number_over(number, t: Tensor) -> Tensor:
+    """number / t as PyTorch's C++ formulas write it (fill, then divide in place):
+    DivBackward0."""
+    return _filled_like(number, t) / t

@@ -44,9 +44,10 @@ class WhereBackward0(Node):
 
     def backward(self, g):
         c = self.saved("condition")
-        zero = g * 0
-        ga = where(c, g, zero) if self.needs_a else None
-        gb = where(c, zero, g) if self.needs_b else None
+        # PyTorch: where(condition, grad, 0) and where(condition, 0, grad), the zero a
+        # number (no graph behind it)
+        ga = where(c, g, 0.0) if self.needs_a else None
+        gb = where(c, 0.0, g) if self.needs_b else None
         return ga, gb
 
     def explain(self, c: Ctx) -> Formula:

@@ -711,6 +711,8 @@ def sum_to_size(self, *size):
 
     if not _expandable(size, shp):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shp)}}}.")
+    if not size:  # to a 0-dim shape PyTorch sums everything at once: SumBackward0
+        return self.sum()
     lead = len(shp) - len(size)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(size) if s == 1 and shp[lead + i] != 1

@@ -212,7 +212,8 @@ class RsqrtBackward0(Node):
 
     def backward(self, g):
         r = self.saved("result")
-        return (g * -0.5 * r.pow(3),)  # PyTorch: -0.5 * grad * result.pow(3)
+        # PyTorch: -0.5 * grad * result.pow(3), its number product being mul.Scalar
+        return (_mul_scalar(g, -0.5) * r.pow(3),)
 
     explain = unary_formula("rsqrt", "−½·{x}^(−3/2)", lambda c: -0.5 * c.saved("result") ** 3)
 
@@ -267,7 +268,8 @@ class AbsBackward0(Node):
     legacy_name_02 = "AbsBackward"
 
     def backward(self, g):
-        return (g * sign(self.saved("self")),)
+        # PyTorch: grad * self.sgn(), so a second derivative passes SgnBackward0
+        return (g * sgn(self.saved("self")),)
 
     explain = unary_formula("abs", "sign({x})", lambda c: np.sign(c.saved("self")))
 
@@ -280,11 +282,17 @@ def abs(self):  # noqa: A001 - PyTorch's name
     return unary(self, "abs", AbsBackward0, "self", floating=False)
 
 
+def zeros_like_grad(g: Tensor) -> Tensor:
+    """zeros_like(grad): a gradient of zeros that is no function of grad, so even with
+    create_graph=True it has no grad_fn (PyTorch's formula for flat functions)."""
+    return wrap(as_array(array_module(g._data).zeros_like(g._data)), g._dtype)
+
+
 class SignBackward0(Node):
     """sign is flat almost everywhere: zero gradient."""
 
     def backward(self, g):
-        return (g * 0,)
+        return (zeros_like_grad(g),)  # PyTorch: zeros_like(grad)
 
     explain = zero_formula("sign")
 
@@ -293,6 +301,35 @@ class SignBackward0(Node):
 def sign(self):
     """-1, 0 or 1 by the sign of each element."""
     return unary(self, "sign", SignBackward0, None, floating=False)
+
+
+class SgnBackward0(Node):
+    """sgn (sign, extended to complex numbers as z/|z|) is flat on real numbers: zero
+    gradient, with no graph behind it."""
+
+    def backward(self, g):
+        # PyTorch's sgn_backward(self, grad, result) reads its saved tensors (so a second
+        # backward raises once they are freed); for a real input it is a tensor of zeros,
+        # no function of grad
+        self.saved("self")
+        self.saved("result")
+        return (zeros_like_grad(g),)
+
+    explain = zero_formula("sgn")
+
+
+@tensor_method("sgn", torch=("sgn",))
+def sgn(self):
+    """sign of each element (for real tensors the same values as sign, its own node)."""
+    if self._dtype.category == BOOL:  # sgn of a bool is itself (sign refuses bool)
+        return wrap(as_array(self._data.copy()), self._dtype)
+    res = unary(self, "sign", None, None, floating=False)
+    if needs_grad(self):
+        node = SgnBackward0()
+        node.save("self", self)
+        node.save("result", res, is_output=True)
+        record(node, (self,), res)
+    return res
 
 
 class SinBackward0(Node):
@@ -333,8 +370,8 @@ class TanBackward0(Node):
     """d tan(x)/dx = 1 + tan²(x)."""
 
     def backward(self, g):
-        r = self.saved("result")
-        return (g * _add_scalar(r * r, 1),)
+        # PyTorch: grad * (1 + result.pow(2))
+        return (g * _add_scalar(self.saved("result").pow(2), 1),)
 
     explain = unary_formula("tan", "1 + tan²({x})", lambda c: 1 + c.saved("result") ** 2)
 
@@ -365,7 +402,8 @@ class TanhBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, y):
         return (
             tanh_backward(gg, y) if wanted[0] else None,
-            gg * (y * -2 * g) if wanted[1] else None,
+            # PyTorch: grad * (-2 * output * grad_output), -2 * output being mul.Scalar
+            gg * (_mul_scalar(y, -2) * g) if wanted[1] else None,
         )
 
     no_explanation = (
@@ -412,7 +450,9 @@ class SigmoidBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, y):
         return (
             sigmoid_backward(gg, y) if wanted[0] else None,
-            gg * g * (y * -2 + 1) if wanted[1] else None,
+            # PyTorch: grad * grad_output * (-2 * output + 1), with mul.Scalar and
+            # add.Scalar for the numbers
+            gg * g * _add_scalar(_mul_scalar(y, -2), 1) if wanted[1] else None,
         )
 
     no_explanation = (
@@ -476,7 +516,7 @@ class ThresholdBackwardBackward0(FusedBackward):
     def grads(self, gg, wanted, g, x):
         return (
             threshold_backward(gg, x, self.threshold) if wanted[0] else None,
-            gg * 0 if wanted[1] else None,
+            zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
         )
 
     no_explanation = (
@@ -511,7 +551,7 @@ def relu(self):
 
 class _ZeroGrad(Node):
     def backward(self, g):
-        return (g * 0,)
+        return (zeros_like_grad(g),)  # PyTorch: zeros_like(grad), no graph behind it
 
     no_explanation = "a base class: each rounding node names its own formula"
 
@@ -596,6 +636,7 @@ for _name in (
     "reciprocal",
     "abs",
     "sign",
+    "sgn",
     "sin",
     "cos",
     "tan",
@@ -632,7 +673,8 @@ class ErfBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (_mul_scalar(exp(-(x * x)), 1.1283791670955126) * g,)
+        # PyTorch: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+        return (_mul_scalar(exp(-x.pow(2)), 1.1283791670955126) * g,)
 
     explain = unary_formula(
         "erf",
@@ -702,7 +744,8 @@ class AsinBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (g * rsqrt(1 - x * x),)
+        # PyTorch: grad * (-self * self + 1).rsqrt()
+        return (g * rsqrt(_add_scalar(-x * x, 1)),)
 
     explain = unary_formula(
         "asin", "1/√(1 − {x}²)", lambda c: 1 / np.sqrt(1 - c.saved("self") ** 2)
@@ -722,7 +765,8 @@ class AcosBackward0(Node):
 
     def backward(self, g):
         x = self.saved("self")
-        return (g * -rsqrt(1 - x * x),)
+        # PyTorch: grad * -((-self * self + 1).rsqrt())
+        return (g * -rsqrt(_add_scalar(-x * x, 1)),)
 
     explain = unary_formula(
         "acos", "−1/√(1 − {x}²)", lambda c: -1 / np.sqrt(1 - c.saved("self") ** 2)
@@ -818,9 +862,12 @@ class SoftplusBackwardBackward0(FusedBackward):
         beta, threshold = self.beta, self.threshold
         gx = None
         if wanted[1]:
-            bx = x * beta
-            s = sigmoid(bx)
-            gx = gg * g * (s * (1 - s)) * (bx <= threshold).detach() * beta
+            # PyTorch's softplus_double_backward(grad * grad_output, self, beta, threshold):
+            # sigmoid_backward(grad, (x * beta).sigmoid()) * (x * beta < threshold) * beta,
+            # the numbers as mul.Scalar
+            bx = _mul_scalar(x, beta)
+            mask = (bx < threshold).detach().to(gg.dtype)
+            gx = _mul_scalar(sigmoid_backward(gg * g, sigmoid(bx)) * mask, beta)
         return (softplus_backward(gg, x, beta, threshold) if wanted[0] else None), gx
 
     no_explanation = (

@@ -86,19 +86,15 @@ EXPRS = [
     "x.std()",
     "x.sigmoid().tanh().relu()",
     "F.gelu(x.tanh()) * x.sigmoid()",
-]
-
-# PyTorch's formula for these is several ops whose inner nodes gradshell writes
-# differently: the top node and the values agree, one of the next_functions does not yet. (abs is left out: PyTorch's third derivative of it is a
-# ZeroTensor, which cannot be compared.)
-DIFFERENT_INNER_NODES = [
     "F.silu(x)",
     "x.sign() * x",
     "x.atan2(x + 1)",
 ]
+# (abs is left out: PyTorch's third derivative of it is a ZeroTensor, which cannot be
+# compared; tests/core/test_double_backward_graphs.py covers its first two)
 
 
-def _program(expr: str, inner_names: bool = True) -> str:
+def _program(expr: str) -> str:
     lines = [
         "F = torch.nn.functional",
         "x = torch.tensor([0.25, 0.5, 0.75, 0.625], dtype=torch.float64, requires_grad=True)",
@@ -107,12 +103,9 @@ def _program(expr: str, inner_names: bool = True) -> str:
         "g, = torch.autograd.grad((y * w[: y.numel()].view_as(y) if y.dim() else y).sum(), x,"
         " create_graph=True)",
         "top = g.grad_fn.name() if g.grad_fn is not None else None",
+        "edges = [n.name() if n is not None else None for n, _ in g.grad_fn.next_functions]"
+        " if g.grad_fn is not None else None",
     ]
-    if inner_names:
-        lines.append(
-            "edges = [n.name() if n is not None else None for n, _ in g.grad_fn.next_functions]"
-            " if g.grad_fn is not None else None"
-        )
     lines += [
         "if g.requires_grad:",
         "    h, = torch.autograd.grad((g * w).sum(), x, create_graph=True, allow_unused=True)",
@@ -127,11 +120,6 @@ def _program(expr: str, inner_names: bool = True) -> str:
 @pytest.mark.parametrize("expr", EXPRS)
 def test_double_backward_nodes_and_values(real_torch, expr):
     compare(_program(expr), real_torch, rtol=1e-9, atol=1e-12)
-
-
-@pytest.mark.parametrize("expr", DIFFERENT_INNER_NODES)
-def test_double_backward_top_node_and_values(real_torch, expr):
-    compare(_program(expr, inner_names=False), real_torch, rtol=1e-9, atol=1e-12)
 
 
 def test_a_freed_fused_node_raises_backward_twice(real_torch):

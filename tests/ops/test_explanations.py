@@ -108,6 +108,7 @@ CASES = {
     "TransposeBackward1": lambda: (_t(A(2, 3)) * 1).transpose_(0, 1),
     "SoftplusBackward0": lambda: F.softplus(_t(A(5)), beta=2.0, threshold=1.0),
     "RoundBackward1": lambda: gtorch.round(_t(A(4)), decimals=1),
+    "SgnBackward0": lambda: gtorch.sgn(_t(A(4))),
     "Atan2Backward0": lambda: gtorch.atan2(_t(A(3)), _t(A(2, 3))),
     "LerpBackward0": lambda: gtorch.lerp(_t(A(3)), _t(A(3)), 0.3),
     "LerpBackward1": lambda: gtorch.lerp(_t(A(3)), _t(A(3)), _t(A(3))),

@@ -146,7 +146,10 @@ def _flat(out) -> list:
 
 
 def _np(t):
-    return np.array(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy())
+    try:
+        return np.array(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy())
+    except RuntimeError:  # PyTorch's efficient zeros (sgn's gradient) have no storage
+        return np.array(t.detach().clone().cpu().numpy())
 
 
 def _node_name(n):
