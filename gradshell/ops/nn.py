@@ -980,9 +980,12 @@ def binary_cross_entropy(
     xp = array_module(xd)
     if xd.size and bool(((xd < 0) | (xd > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = xp.maximum(xp.log(xd), -100)
-    log_1mx = xp.maximum(xp.log1p(-xd), -100)
-    elem = -(td * log_x + (1 - td) * log_1mx)
+    kernel = kernels.lookup_pair("binary_cross_entropy", xd, td)
+    elem = kernel(xd, td) if kernel else None
+    if elem is None:
+        log_x = xp.maximum(xp.log(xd), -100)
+        log_1mx = xp.maximum(xp.log1p(-xd), -100)
+        elem = (td - 1) * log_1mx - td * log_x
     if weight is not None:
         elem = elem * weight._data
     res = _reduced_value(elem, reduction, x._dtype)

@@ -38,6 +38,7 @@ _KERNELS = {
     "softplus": elementwise.softplus,
     "log_sigmoid": elementwise.log_sigmoid,
     "bce_with_logits": elementwise.bce_with_logits,
+    "binary_cross_entropy": elementwise.binary_cross_entropy,
     "pow": elementwise.pow_scalar,
     "pow_tensor": elementwise.pow_tensor,
     "sigmoid_backward": elementwise.sigmoid_backward,
