@@ -9,6 +9,7 @@ and a training loop grows it.  This package reproduces, in NumPy:
   C library on its scalar tails: bit for bit, float32 and float64);
 * ``softmax``: softmax, log_softmax and their backward kernels along any dimension in
   ATen's vectorised order, bit for bit (torch.logsumexp composes exp, sum and log);
+* ``conv``: the float32 order of a depthwise convolution (oneDNN's), bit for bit;
 * ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
   for the shapes where it was measured, NumPy's product elsewhere.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core.kernels import elementwise, gemm, softmax
+from gradshell.core.kernels import conv, elementwise, gemm, softmax
 
 _exact = True
 
@@ -75,6 +76,14 @@ def lookup_pair(name: str, a, b):
     return lookup(name, a)
 
 
+def applies(data) -> bool:
+    """Whether an op on `data` should take an exact kernel: the kernels are on and `data`
+    is a NumPy float32/float64 array."""
+    if not _exact or not isinstance(data, np.ndarray):
+        return False
+    return data.dtype == np.float32 or data.dtype == np.float64
+
+
 def lookup(name: str, data):
     """The exact kernel for op `name` on array `data`, or None to use NumPy's ufunc.
 
@@ -99,4 +108,15 @@ def matmul(xp, a, b, bias=None):
     return prod if bias is None else prod + bias
 
 
-__all__ = ["is_exact", "lookup", "lookup_pair", "matmul", "set_exact"]
+__all__ = [
+    "applies",
+    "conv",
+    "elementwise",
+    "gemm",
+    "softmax",
+    "is_exact",
+    "lookup",
+    "lookup_pair",
+    "matmul",
+    "set_exact",
+]
