@@ -101,7 +101,7 @@ def matmul(xp, a, b, bias=None):
     """``bias + a @ b`` for 2-D arrays, in PyTorch's (MKL's) float32 order where it is known
     (see ``gemm``), else with the array module's own matmul.  `bias` may be None."""
     if _exact and xp is np:
-        r = gemm.addmm(bias, a, b)
+        r = gemm.dgemm(bias, a, b) if a.dtype == np.float64 else gemm.addmm(bias, a, b)
         if r is not None:
             return r
     prod = xp.matmul(a, b)
