@@ -183,8 +183,11 @@ def batch_norm(
         and d.size > 0
         and all(t is None or t._data.dtype == dt for t in (weight, bias))
     )
+    batch_stats = kb.stats(d) if use_batch and exact else None
+    if use_batch and batch_stats is None:
+        exact = False
     if use_batch and exact:
-        mean, var_sum = kb.stats(d)
+        mean, var_sum = batch_stats
         invstd = kb.invstd(var_sum, n, eps)
         if training and running_mean is not None and running_var is not None:
             rm, rv = running_mean._data, running_var._data

@@ -420,7 +420,7 @@ def _exact_depthwise(x: Tensor, weight: Tensor, bias, p: _ConvParams):
     ho = (xpad.shape[2] - dil[0] * (kh - 1) - 1) // stride[0] + 1
     wo = (xpad.shape[3] - dil[1] * (kw - 1) - 1) // stride[1] + 1
     b = None if bias is None else bias._data
-    return kernels.conv.depthwise(xpad, wd, b, stride, dil, (ho, wo))
+    return kernels.conv.depthwise(xpad, wd, b, stride, dil, (ho, wo), any(pads))
 
 
 def _convolution(x, weight, bias, stride, padding, dilation, groups: int, nd: int) -> Tensor:

@@ -10,7 +10,8 @@ contiguous input (N, C, *) in training mode:
   channels-last): rows are split among the intra-op threads (``at::parallel_for`` with a
   grain of 1), each thread adds its rows into its own float32 buffer of C sums, and the
   buffers are added in float64 (``sum / count`` rounded to float32); the squares
-  ``(x - mean) * (x - mean)`` are summed the same way;
+  ``(x - mean) * (x - mean)`` are summed the same way, fused into the additions (with no
+  more rows than threads PyTorch takes another loop, not worked out);
 * ``invstd = float(1 / sqrt(float64(var_sum / count) + eps))`` (the division in float32);
   ``running_mean = m * mean + (1 - m) * running_mean`` in float32 with ``m = float(momentum)``;
   ``running_var = float(m * float64(var_sum / (count - 1)) + float64((1 - m) *
@@ -50,8 +51,9 @@ def _thread_rows(n: int, threads: int) -> list[tuple[int, int]]:
     return [(t * size, min(n, t * size + size)) for t in range(nt) if t * size < n]
 
 
-def stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(mean, var_sum) per channel of a contiguous (N, C, *) input, in x's dtype."""
+def stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(mean, var_sum) per channel of a contiguous (N, C, *) input, in x's dtype; None for
+    an (N, C) input with no more rows than threads (its order is not worked out)."""
     n, c = x.shape[:2]
     dt = x.dtype.type
     plane = x.size // (n * c) if n * c else 0
@@ -74,9 +76,7 @@ def stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                     sq[t] = _fused(d, d, sq[t])
             var_sum = _seq64(sq).astype(dt)
             return mean, var_sum
-        mean = (_seq64(rows) / count).astype(dt)
-        d = rows - mean
-        return mean, _seq64(d * d).astype(dt)
+        return None  # as many rows as threads: PyTorch's order not worked out
     flat = np.moveaxis(x.reshape(n, c, plane), 1, 0).reshape(c, count)
     mean = (_seq64(flat.T) / count).astype(dt)
     d = flat - mean[:, None]
