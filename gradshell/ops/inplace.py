@@ -31,8 +31,24 @@ VIEW_OF_LEAF_INPLACE = (
 )
 
 
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a "
+    "single memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _overlaps_itself(data) -> bool:
+    """Whether several elements of `data` share one memory location (a broadcast, such as
+    an expanded tensor or the gradient sum's backward hands on)."""
+    strides = getattr(data, "strides", ())
+    return any(st == 0 and n > 1 for st, n in zip(strides, data.shape, strict=False))
+
+
 def check_inplace(self: Tensor, *others) -> None:
-    """Raise PyTorch's error for in-place changes autograd cannot allow."""
+    """Raise PyTorch's error for in-place changes autograd cannot allow, or that would
+    write one memory location for several elements."""
+    if _overlaps_itself(self._data):
+        raise RuntimeError(_OVERLAP)
     if not grad_mode.state.enabled:
         return
     if self._requires_grad and self._grad_fn is None:
