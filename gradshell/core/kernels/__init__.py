@@ -36,6 +36,8 @@ _KERNELS = {
     "sin": elementwise.sin,
     "cos": elementwise.cos,
     "sigmoid": elementwise.sigmoid,
+    "elu": elementwise.elu,
+    "elu_backward": elementwise.elu_backward,
     "softplus": elementwise.softplus,
     "log_sigmoid": elementwise.log_sigmoid,
     "bce_with_logits": elementwise.bce_with_logits,

@@ -10,7 +10,8 @@ PyTorch 2.13 on an AMD EPYC with AVX-512 (the machine this project is tested on)
   fused multiply-add), whatever k.
 * B transposed (``linear``'s weight) with n < 12: the same unfused sums when k <= 3, or
   k <= 7 and n in {2, 3} (or n = 1 with m <= 3).
-* n = 1 and m a multiple of 4 (either layout): rounded products, a short prefix summed in
+* n = 1 and A transposed (B a column): unfused sums in k order, whatever m.
+* n = 1 and m a multiple of 4 (A row-major): rounded products, a short prefix summed in
   order, then four stride-4 lanes combined as (l0 + l2) + (l1 + l3) (``_dot4``).
 * B transposed, n in {2, 3}, m >= 2, k a multiple of 4: eight lanes by halves, then the
   leftover four in order (``_dot8``).
@@ -145,6 +146,10 @@ def _product_parts(a: np.ndarray, b: np.ndarray):
     if not tb and (m == 1 or (m <= 3 and n >= 12) or n in _NAIVE_N):
         return [(slice(0, m), [_unfused(a, b)])]
     if tb and n < 12 and (k <= 3 or (k <= 7 and (n in (2, 3) or (n == 1 and m <= 3)))):
+        return [(slice(0, m), [_unfused(a, b)])]
+    if n == 1 and _transposed(a) and not tb:
+        # a transposed A times one column (linear's weight gradient with one input
+        # feature): sums of rounded products in k order, whatever m (measured)
         return [(slice(0, m), [_unfused(a, b)])]
     if n == 1 and m % 4 == 0 and not _transposed(a):
         return [(slice(0, m), [_columns(_dot4, a, b)])]
