@@ -263,3 +263,39 @@ def test_adam_moments_bitwise(n, beta1, dtype, seed):
     ours, theirs = states
     _bits_equal(ours[0], theirs[0])
     _bits_equal(ours[1], theirs[1])
+
+
+# -- elu and its backward ------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(SIZES).flatmap(
+        lambda n: hnp.arrays(np.float32, n, elements=st.floats(-30.0, 30.0, width=32))
+    ),
+    st.sampled_from([1.0, 0.5, 2.0]),
+    st.sampled_from(["float32", "float64"]),
+)
+def test_elu_forward_backward_bitwise(x, alpha, dtype):
+    x = x.astype(dtype)
+    g = np.linspace(-2.0, 3.0, x.size).astype(dtype)
+    results = []
+    for t in (gtorch, torch):
+        xt = t.tensor(x, requires_grad=True)
+        y = t.nn.functional.elu(xt, alpha=alpha)
+        y.backward(t.tensor(g))
+        results.append((y.detach().numpy(), xt.grad.numpy()))
+    for ours, theirs in zip(results[0], results[1], strict=True):
+        _bits_equal(ours, theirs)
+
+
+def test_linear_weight_grad_one_input_feature_bitwise():
+    # the GAN tutorial's nn.Linear(1, 16): grad_output.t() @ input, a transposed A times
+    # one column
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((32, 1)).astype(np.float32)
+    g = rng.standard_normal((32, 16)).astype(np.float32)
+    results = []
+    for t in (gtorch, torch):
+        lin = t.nn.Linear(1, 16)
+        lin(t.tensor(x)).backward(t.tensor(g))
+        results.append(lin.weight.grad.numpy())
+    _bits_equal(results[0], results[1])
