@@ -10,8 +10,13 @@ and a training loop grows it.  This package reproduces, in NumPy:
 * ``softmax``: softmax, log_softmax and their backward kernels along any dimension in
   ATen's vectorised order, bit for bit (torch.logsumexp composes exp, sum and log);
 * ``conv``: the float32 order of a depthwise convolution (oneDNN's), bit for bit;
-* ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
-  for the shapes where it was measured, NumPy's product elsewhere.
+* ``gemm``: the accumulation order of MKL's sgemm/dgemm behind mm/matmul/addmm/linear,
+  for the shapes where it was measured, NumPy's product elsewhere;
+* ``batchnorm``: batch norm's statistics, output and backward sums in PyTorch's order.
+
+Not reproduced (MKL's closed-source vector math): sqrt (17 % of float32 results differ
+from the correctly rounded root NumPy gives, 1.4 % in float64), exp/log/tanh/sin/cos
+(see ``elementwise``).
 
 They cost more than NumPy's own ufuncs (``bench/bench_exact.py``); ``set_exact(False)``
 (also ``gradshell.set_exact``) switches the ops back to NumPy's fast math for big work.
