@@ -65,8 +65,8 @@ def stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             chunks = _thread_rows(n, threads)
             buf = np.zeros((len(chunks), c), x.dtype)
             for t, (b, e) in enumerate(chunks):
-                for i in range(b, e):
-                    buf[t] += rows[i]
+                # each thread's float32 running sum, in row order (0 + the first row is exact)
+                buf[t] = np.add.accumulate(rows[b:e], axis=0)[-1]
             mean = (buf.astype(np.float64).sum(axis=0) / count).astype(dt)
             # a buffer per thread of the full thread count (unused ones stay zero)
             sq = np.zeros((len(chunks), c), x.dtype)
@@ -84,11 +84,13 @@ def stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _seq64(a: np.ndarray) -> np.ndarray:
-    """Σ over axis 0 in float64, left to right (a C loop over a double accumulator)."""
-    acc = np.zeros(a.shape[1:], np.float64)
-    for row in a.astype(np.float64):
-        acc += row
-    return acc
+    """Σ over axis 0 in float64, left to right (a C loop over a double accumulator).
+
+    ``np.add.accumulate`` adds strictly in order (unlike ``np.sum``'s pairwise blocks), so
+    its last row is that loop's result, in one pass."""
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1:], np.float64)
+    return np.add.accumulate(a, axis=0, dtype=np.float64)[-1]
 
 
 def invstd(var_sum: np.ndarray, count: int, eps: float) -> np.ndarray:
