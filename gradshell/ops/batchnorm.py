@@ -9,8 +9,12 @@ unbiased batch variance. The statistics are summed in float64 and rounded once.
 
 from __future__ import annotations
 
-from gradshell.core import dtypes, grad_mode
+import numpy as np
+
+from gradshell.core import dtypes, grad_mode, kernels
+from gradshell.core.kernels import batchnorm as kb
 from gradshell.core.size import Size
+from gradshell.ops import summation
 from gradshell.ops.base import (
     FLOAT,
     Node,
@@ -54,6 +58,9 @@ class NativeBatchNormBackward0(Node):
             mean = x.mean(axes)
             centred = x - mean.view(cv)
             invstd = ((centred * centred).mean(axes) + self.eps).rsqrt()
+        exact = self._exact(g, x, w, mean, invstd, n)
+        if exact is not None:
+            return exact
         m = mean.view(cv)
         s = invstd.view(cv)
         xhat_unscaled = x - m
@@ -71,6 +78,37 @@ class NativeBatchNormBackward0(Node):
             gw = dotp * invstd
         if need_b:
             gb = sum_g
+        return gx, gw, gb
+
+    def _exact(self, g, x, w, mean, invstd, n: int):
+        """The gradients in PyTorch's float order (``kernels.batchnorm``) for contiguous
+        planes of more than one element outside create_graph; None elsewhere."""
+        xd, gd = x._data, g._data
+        if grad_mode.state.enabled or not kernels.applies(xd) or xd.ndim < 3:
+            return None
+        if n == 0 or xd.size // (xd.shape[0] * xd.shape[1]) < 2 or gd.dtype != xd.dtype:
+            return None
+        if gd.shape != xd.shape or not self.training:
+            return None
+        dt = xd.dtype
+        wd = None if w is None else w._data
+        md, sd = mean._data, invstd._data
+        if xd.flags.c_contiguous and gd.flags.c_contiguous:
+            sum_dy, dotp = kb.backward_sums(xd, gd, md)
+            grad_input = kb.grad_input
+        else:
+            # PyTorch's strided path: at::sum for Σ dy, a serial float64 loop for the dot
+            sum_dy = summation.torch_sum(gd, _reduce_axes(xd.ndim)).astype(dt)
+            dotp = kb.strided_dotp(xd, gd, md)
+            grad_input = kb.strided_grad_input
+        need_x, need_w, need_b = self.needs
+        gx = gw = gb = None
+        if need_x:
+            gx = wrap(as_array(grad_input(xd, gd, md, sd, wd, sum_dy, dotp, n)), x._dtype)
+        if need_w:
+            gw = wrap(as_array((dotp * sd.astype(np.float64)).astype(dt)), x._dtype)
+        if need_b:
+            gb = wrap(as_array(sum_dy.astype(dt)), x._dtype)
         return gx, gw, gb
 
     no_explanation = "batch statistics couple every element of a batch: no one-line formula"
@@ -139,7 +177,24 @@ def batch_norm(
     axes = _reduce_axes(d.ndim)
     cv = _channel_view(shape)
     n = d.size // shape[1] if shape[1] else 0
-    if use_batch:
+    exact = (
+        kernels.applies(d)
+        and d.flags.c_contiguous
+        and d.size > 0
+        and all(t is None or t._data.dtype == dt for t in (weight, bias))
+    )
+    batch_stats = kb.stats(d) if use_batch and exact else None
+    if use_batch and batch_stats is None:
+        exact = False
+    if use_batch and exact:
+        mean, var_sum = batch_stats
+        invstd = kb.invstd(var_sum, n, eps)
+        if training and running_mean is not None and running_var is not None:
+            rm, rv = running_mean._data, running_var._data
+            rm[...], rv[...] = kb.running(rm.astype(dt), rv.astype(dt), mean, var_sum, n, momentum)
+            running_mean._bump_version()
+            running_var._bump_version()
+    elif use_batch:
         wide = d.astype(xp.float64)
         mean64 = wide.mean(axis=axes)
         var_sum = ((wide - mean64.reshape(cv)) ** 2).sum(axis=axes)
@@ -159,9 +214,13 @@ def batch_norm(
     else:
         mean = running_mean._data.astype(dt, copy=False)
         invstd = (1 / xp.sqrt(running_var._data.astype(dt, copy=False) + dt.type(eps))).astype(dt)
-    alpha = invstd if weight is None else invstd * weight._data.astype(dt, copy=False)
-    beta = -mean * alpha if bias is None else bias._data.astype(dt, copy=False) - mean * alpha
-    r = d * alpha.reshape(cv) + beta.reshape(cv)
+    if exact:
+        w = None if weight is None else weight._data
+        r = kb.transform(d, mean, invstd, w, None if bias is None else bias._data)
+    else:
+        alpha = invstd if weight is None else invstd * weight._data.astype(dt, copy=False)
+        beta = -mean * alpha if bias is None else bias._data.astype(dt, copy=False) - mean * alpha
+        r = d * alpha.reshape(cv) + beta.reshape(cv)
     res = wrap(as_array(r.astype(dt, copy=False)), x._dtype)
     if needs_grad(x, weight, bias):
         node = NativeBatchNormBackward0()

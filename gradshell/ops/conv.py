@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import warnings
 
-from gradshell.core import grad_mode
+import numpy as np
+
+from gradshell.core import grad_mode, kernels
 from gradshell.ops.base import (
     BOOL,
     Node,
@@ -428,6 +430,21 @@ def _single(value, name: str = "") -> int:
     return int(value)
 
 
+def _exact_depthwise(x: Tensor, weight: Tensor, bias, p: _ConvParams):
+    """A depthwise convolution (groups = input channels > 1) in PyTorch's float32 order
+    (``kernels.conv``) when the exact kernels are on, else None."""
+    xd, wd = _lift(x._data, p), _lift(weight._data, p)
+    if p.groups < 2 or xd.shape[1] != p.groups or not kernels.applies(xd):
+        return None
+    pads, stride, dil, _ = _geo(p)
+    xpad = _pad(np, xd, pads)
+    kh, kw = wd.shape[2:]
+    ho = (xpad.shape[2] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    wo = (xpad.shape[3] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    b = None if bias is None else bias._data
+    return kernels.conv.depthwise(xpad, wd, b, stride, dil, (ho, wo), any(pads))
+
+
 def _convolution(x, weight, bias, stride, padding, dilation, groups: int, nd: int) -> Tensor:
     """conv1d/conv2d: 1-d convolutions run as images of height 1."""
     if nd == 1:
@@ -454,9 +471,11 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups: int, nd: in
         pads = (pads[0], pads[0], pads[2], pads[2])
     xp = array_module(x._data)
     p = _ConvParams(pads, stride_p, dil, groups, nd)
-    r = _conv_forward(xp, _lift(x._data, p), _lift(weight._data, p), *_geo(p))
-    if bias is not None:
-        r += bias._data.reshape(1, -1, 1, 1)
+    r = _exact_depthwise(x, weight, bias, p)
+    if r is None:
+        r = _conv_forward(xp, _lift(x._data, p), _lift(weight._data, p), *_geo(p))
+        if bias is not None:
+            r += bias._data.reshape(1, -1, 1, 1)
     res = wrap(as_array(xp.ascontiguousarray(_drop(r, p))), x._dtype)
     if needs_grad(x, weight, bias):
         node = ConvolutionBackward0()

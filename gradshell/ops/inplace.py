@@ -53,7 +53,9 @@ def check_inplace(self: Tensor, *others, overlap: bool = False) -> None:
             # history: PyTorch's base is a leaf, whether or not it requires grad
             if (self._requires_grad or base._requires_grad) and base._grad_fn is None:
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-    if overlap and base is not None and overlaps(self):
+    # a view of an expanded tensor, or a tensor whose own storage is a broadcast (the
+    # gradient sum's backward hands on, as PyTorch's expand): one location, many elements
+    if overlap and overlaps(self):
         raise RuntimeError(OVERLAP)
 
 

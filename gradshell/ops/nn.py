@@ -329,6 +329,9 @@ def elu_backward(g: Tensor, params, is_result: bool, v: Tensor) -> Tensor:
     """elu's gradient from x (or, for elu_, from the result v); one node if
     differentiated. `params` carries alpha, scale and input_scale."""
     alpha, scale, input_scale = params.alpha, params.scale, params.input_scale
+    kernel = not is_result and kernels.lookup_pair("elu_backward", g._data, v._data)
+    if kernel and not grad_mode.state.enabled:  # (create_graph records the node below)
+        return wrap(kernel(g._data, v._data, alpha, scale, input_scale), g._dtype)
 
     def compute(g, v):
         if is_result:
@@ -369,9 +372,13 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
     _floating("elu_cpu", x)
     if inplace:
         check_inplace(x)
-    d = opmath(x._data)
-    xp = array_module(d)
-    r = xp.where(d > 0, d, xp.expm1(d) * d.dtype.type(alpha)).astype(x._dtype.np, copy=False)
+    kernel = kernels.lookup("elu", x._data)
+    if kernel is not None:
+        r = kernel(x._data, alpha)
+    else:
+        d = opmath(x._data)
+        xp = array_module(d)
+        r = xp.where(d > 0, d, xp.expm1(d) * d.dtype.type(alpha)).astype(x._dtype.np, copy=False)
     res = wrap(as_array(r), x._dtype)
     if needs_grad(x):
         node = EluBackward1() if inplace else EluBackward0()
@@ -1087,9 +1094,12 @@ def binary_cross_entropy(
     xp = array_module(xd)
     if xd.size and bool(((xd < 0) | (xd > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = xp.maximum(xp.log(xd), -100)
-    log_1mx = xp.maximum(xp.log1p(-xd), -100)
-    elem = -(td * log_x + (1 - td) * log_1mx)
+    kernel = kernels.lookup_pair("binary_cross_entropy", xd, td)
+    elem = kernel(xd, td) if kernel else None
+    if elem is None:
+        log_x = xp.maximum(xp.log(xd), -100)
+        log_1mx = xp.maximum(xp.log1p(-xd), -100)
+        elem = (td - 1) * log_1mx - td * log_x
     if weight is not None:
         elem = elem * weight._data
     res = _reduced_value(elem, reduction, x._dtype)

@@ -9,8 +9,14 @@ and a training loop grows it.  This package reproduces, in NumPy:
   C library on its scalar tails: bit for bit, float32 and float64);
 * ``softmax``: softmax, log_softmax and their backward kernels along any dimension in
   ATen's vectorised order, bit for bit (torch.logsumexp composes exp, sum and log);
-* ``gemm``: the accumulation order of MKL's float32 sgemm behind mm/matmul/addmm/linear,
-  for the shapes where it was measured, NumPy's product elsewhere.
+* ``conv``: the float32 order of a depthwise convolution (oneDNN's), bit for bit;
+* ``gemm``: the accumulation order of MKL's sgemm/dgemm behind mm/matmul/addmm/linear,
+  for the shapes where it was measured, NumPy's product elsewhere;
+* ``batchnorm``: batch norm's statistics, output and backward sums in PyTorch's order.
+
+Not reproduced (MKL's closed-source vector math): sqrt (17 % of float32 results differ
+from the correctly rounded root NumPy gives, 1.4 % in float64), exp/log/tanh/sin/cos
+(see ``elementwise``).
 
 They cost more than NumPy's own ufuncs (``bench/bench_exact.py``); ``set_exact(False)``
 (also ``gradshell.set_exact``) switches the ops back to NumPy's fast math for big work.
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core.kernels import elementwise, gemm, softmax
+from gradshell.core.kernels import conv, elementwise, gemm, softmax
 
 _exact = True
 
@@ -35,9 +41,12 @@ _KERNELS = {
     "sin": elementwise.sin,
     "cos": elementwise.cos,
     "sigmoid": elementwise.sigmoid,
+    "elu": elementwise.elu,
+    "elu_backward": elementwise.elu_backward,
     "softplus": elementwise.softplus,
     "log_sigmoid": elementwise.log_sigmoid,
     "bce_with_logits": elementwise.bce_with_logits,
+    "binary_cross_entropy": elementwise.binary_cross_entropy,
     "pow": elementwise.pow_scalar,
     "pow_tensor": elementwise.pow_tensor,
     "sigmoid_backward": elementwise.sigmoid_backward,
@@ -74,6 +83,14 @@ def lookup_pair(name: str, a, b):
     return lookup(name, a)
 
 
+def applies(data) -> bool:
+    """Whether an op on `data` should take an exact kernel: the kernels are on and `data`
+    is a NumPy float32/float64 array."""
+    if not _exact or not isinstance(data, np.ndarray):
+        return False
+    return data.dtype == np.float32 or data.dtype == np.float64
+
+
 def lookup(name: str, data):
     """The exact kernel for op `name` on array `data`, or None to use NumPy's ufunc.
 
@@ -91,11 +108,22 @@ def matmul(xp, a, b, bias=None):
     """``bias + a @ b`` for 2-D arrays, in PyTorch's (MKL's) float32 order where it is known
     (see ``gemm``), else with the array module's own matmul.  `bias` may be None."""
     if _exact and xp is np:
-        r = gemm.addmm(bias, a, b)
+        r = gemm.dgemm(bias, a, b) if a.dtype == np.float64 else gemm.addmm(bias, a, b)
         if r is not None:
             return r
     prod = xp.matmul(a, b)
     return prod if bias is None else prod + bias
 
 
-__all__ = ["is_exact", "lookup", "lookup_pair", "matmul", "set_exact"]
+__all__ = [
+    "applies",
+    "conv",
+    "elementwise",
+    "gemm",
+    "softmax",
+    "is_exact",
+    "lookup",
+    "lookup_pair",
+    "matmul",
+    "set_exact",
+]

@@ -8,6 +8,8 @@ position (see ``loops``), measured against PyTorch 2.13's x86-64 build with AVX-
   Bit for bit.
 * ``expm1``, ``log1p``: ``vec::map`` over Sleef's vector kernels, tails included.
   Bit for bit in float32 and float64.
+* ``binary_cross_entropy``: a scalar-only loop over the C library's ``logf``/``log1pf``.
+  Bit for bit.
 * ``exp``, ``log``, ``tanh``, ``sin``, ``cos``: PyTorch hands these to Intel MKL's vector
   math library (high-accuracy mode), whose code is not published and differs between
   CPUs.  Here they are the correctly rounded value (the float64 result rounded once to
@@ -247,6 +249,72 @@ def bce_with_logits(x: np.ndarray, t: np.ndarray, pos_weight=None) -> np.ndarray
     return (one - t) * x - ((pos_weight - one) * t + one) * ls
 
 
+def binary_cross_entropy(x: np.ndarray, t: np.ndarray) -> np.ndarray | None:
+    """The elementwise loss of torch.nn.functional.binary_cross_entropy as PyTorch's CPU
+    loop computes it: ``(t - 1) * max(log1p(-x), -100) - t * max(log(x), -100)``.
+
+    That loop has no vector path: every element goes through the C library's ``logf`` and
+    ``log1pf`` (``log``/``log1p`` in float64), in plain arithmetic with no fused
+    multiply-add.  Both differ from the correctly rounded log on some inputs (glibc's
+    float log1p on about 7% of them), so they are called through ctypes, element by
+    element: None (use NumPy) beyond ``libm.MAX_CALL`` elements, where that takes seconds.
+    """
+    if x.size > libm.MAX_CALL:
+        return None
+    ty = x.dtype.type
+    with np.errstate(all="ignore"):
+        log_x = np.maximum(libm.call("log", x), ty(-100))
+        log_1mx = np.maximum(libm.call("log1p", -x), ty(-100))
+        return (t - ty(1)) * log_1mx - t * log_x
+
+
+def elu(x: np.ndarray, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0):
+    """torch's elu: ``x * scale`` where x > 0, else ``expm1(x * input_scale) * alpha*scale``.
+
+    ``cpu_kernel_vec``: Sleef's expm1 on the vector blocks, the C library's ``expm1`` on
+    the scalar tails (measured: they differ on some inputs)."""
+    ty = x.dtype.type
+    neg, pos, ipt = ty(alpha * scale), ty(scale), ty(input_scale)
+
+    def vec(v):
+        with np.errstate(all="ignore"):
+            m = expm1(v * ipt) * neg
+        return np.where(v > 0, v * pos, m)
+
+    def scalar(v):
+        with np.errstate(all="ignore"):
+            m = libm.call("expm1", v * ipt) * neg
+        return np.where(v > 0, v * pos, m)
+
+    return vec_and_scalar(x, vec, scalar)
+
+
+def elu_backward(
+    g: np.ndarray, x: np.ndarray, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0
+) -> np.ndarray:
+    """torch's elu_backward from the input x: ``g * scale`` where x > 0, else
+    ``((g * input_scale) * (alpha * scale)) * exp(x * input_scale)`` in that order, Sleef's
+    exp on the vector blocks and the C library's on the tails."""
+    ty = x.dtype.type
+    neg, pos, ipt = ty(alpha * scale), ty(scale), ty(input_scale)
+
+    def make(exp_fn):
+        def fn(gv, xv):
+            with np.errstate(all="ignore"):
+                m = gv * ipt * neg * exp_fn(xv * ipt)
+            return np.where(xv > 0, gv * pos, m)
+
+        return fn
+
+    vexp = sleef_f32.expf if _is32(x) else sleef_f64.expd
+    return vec_and_scalar2(
+        np.asarray(g, order="C"),
+        np.asarray(x, order="C"),
+        make(vexp),
+        make(lambda v: libm.call("exp", v)),
+    )
+
+
 def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
     """torch.pow(x, exponent) for a float32 x and an exponent other than PyTorch's special
     cases (0.5, -0.5, -1, 2, 3, -2): Sleef's powf on vector blocks, and on the tails the C
@@ -270,7 +338,9 @@ def pow_tensor(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return sleef_f32.powf(a, b)
 
     def scalar(a, b):
-        return libm.pow64(a, b).astype(np.float32)
+        # std::pow(float, float) is the C library's powf (not pow in double, as the
+        # tensor-scalar pow's tails are): measured against PyTorch's scalar path
+        return libm.powf(a, b)
 
     return vec_and_scalar2(np.asarray(x, order="C"), np.asarray(y, order="C"), vec, scalar)
 

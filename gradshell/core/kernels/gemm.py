@@ -1,4 +1,4 @@
-"""The float32 accumulation order of PyTorch's CPU matrix product (MKL's sgemm), where known.
+"""The accumulation order of PyTorch's CPU matrix product (MKL's sgemm/dgemm), where known.
 
 PyTorch 2.13's CPU build hands ``mm``/``matmul``/``addmm``/``linear`` to Intel MKL's
 ``sgemm``, whose kernels are not published and are chosen per CPU.  Measured against
@@ -10,7 +10,8 @@ PyTorch 2.13 on an AMD EPYC with AVX-512 (the machine this project is tested on)
   fused multiply-add), whatever k.
 * B transposed (``linear``'s weight) with n < 12: the same unfused sums when k <= 3, or
   k <= 7 and n in {2, 3} (or n = 1 with m <= 3).
-* n = 1 and m a multiple of 4 (either layout): rounded products, a short prefix summed in
+* n = 1 and A transposed (B a column): unfused sums in k order, whatever m.
+* n = 1 and m a multiple of 4 (A row-major): rounded products, a short prefix summed in
   order, then four stride-4 lanes combined as (l0 + l2) + (l1 + l3) (``_dot4``).
 * B transposed, n in {2, 3}, m >= 2, k a multiple of 4: eight lanes by halves, then the
   leftover four in order (``_dot8``).
@@ -22,6 +23,18 @@ PyTorch 2.13 on an AMD EPYC with AVX-512 (the machine this project is tested on)
   a transposed B, the leftover rows of 5..11-row products): orders not worked out; NumPy's own product is
   used (it agrees on most, not all, elements).
 
+float64 (MKL's dgemm), measured on the same machine for k <= 128 (beyond, NumPy's product):
+
+* m a multiple of 4: the columns in whole panels of 12 take fused multiply-adds in k
+  order, from the bias (addmm) or 0; with B row-major the other columns take unfused sums
+  in k order from the bias; with B transposed (``linear``) they take two running sums of
+  rounded products (even and odd k) added together, then to the bias (k even, and a
+  multiple of 4 leftover columns; otherwise not worked out);
+* m < 4 or fewer than 12 columns, B row-major: unfused sums in k order;
+* not worked out (NumPy's product): an odd column count below 12, other row counts with
+  B transposed or with 12 or more columns, a 1 x 1 result, both operands transposed with
+  leftover columns.
+
 Work is bounded: above ``MAX_WORK`` multiply-adds the fast NumPy product is used.
 """
 
@@ -29,12 +42,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core.fma import midpoint_mask
+from gradshell.core.fma import fma64, midpoint_mask
 from gradshell.core.kernels.fp32 import fma
 
 MAX_WORK = 1 << 24  # m*n*k beyond which the exact product would take seconds
 _NAIVE_N = frozenset({2, 3, 4, 8})
 _KC = 192  # MKL's k-block on this machine
+_KC64 = 128  # float64: the longest k measured without a k-block showing
 
 
 def k_blocks(k: int) -> list[tuple[int, int]]:
@@ -45,8 +59,8 @@ def k_blocks(k: int) -> list[tuple[int, int]]:
     return [(j, min(k, j + kc)) for j in range(0, k, kc)]
 
 
-def _unfused(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+def _unfused(a: np.ndarray, b: np.ndarray, start=None) -> np.ndarray:
+    acc = np.zeros((a.shape[0], b.shape[1]), a.dtype) if start is None else start.copy()
     for i in range(a.shape[1]):
         acc += a[:, i, None] * b[None, i, :]
     return acc
@@ -133,6 +147,10 @@ def _product_parts(a: np.ndarray, b: np.ndarray):
         return [(slice(0, m), [_unfused(a, b)])]
     if tb and n < 12 and (k <= 3 or (k <= 7 and (n in (2, 3) or (n == 1 and m <= 3)))):
         return [(slice(0, m), [_unfused(a, b)])]
+    if n == 1 and _transposed(a) and not tb:
+        # a transposed A times one column (linear's weight gradient with one input
+        # feature): sums of rounded products in k order, whatever m (measured)
+        return [(slice(0, m), [_unfused(a, b)])]
     if n == 1 and m % 4 == 0 and not _transposed(a):
         return [(slice(0, m), [_columns(_dot4, a, b)])]
     if tb and n in (2, 3) and m >= 2 and k % 4 == 0:
@@ -143,10 +161,70 @@ def _product_parts(a: np.ndarray, b: np.ndarray):
     return [(slice(0, m), blocks)]
 
 
-def _supported(a: np.ndarray, b: np.ndarray) -> bool:
+def _fused_chain64(a: np.ndarray, b: np.ndarray, start=None) -> np.ndarray:
+    """acc = fma(a[:, i], b[i, :], acc) in float64, for i in order, starting from `start`
+    (0 when None)."""
+    m, n = a.shape[0], b.shape[1]
+    acc = np.zeros((m, n), np.float64) if start is None else start.copy()
+    for i in range(a.shape[1]):
+        acc = fma64(
+            np.broadcast_to(a[:, i, None], (m, n)), np.broadcast_to(b[None, i, :], (m, n)), acc
+        )
+    return acc
+
+
+def _two_lanes(a: np.ndarray, b: np.ndarray, start=None) -> np.ndarray:
+    """a @ b as two running sums of rounded products (even and odd k), added at the end
+    (k even), then `start` (None: nothing) added to them."""
+    even = np.zeros((a.shape[0], b.shape[1]), a.dtype)
+    odd = np.zeros_like(even)
+    for i in range(0, a.shape[1], 2):
+        even += a[:, i, None] * b[None, i, :]
+        odd += a[:, i + 1, None] * b[None, i + 1, :]
+    return even + odd if start is None else start + (even + odd)
+
+
+def _product64(a: np.ndarray, b: np.ndarray, bias=None) -> np.ndarray | None:
+    """MKL's float64 product where its order was measured (module docstring), else None."""
+    m, k = a.shape
+    n = b.shape[1]
+    if k > _KC64:
+        return None
+    panels = n // 12 * 12 if m % 4 == 0 else 0
+    if n % 2 and m >= 2 and (n > 1 or not _transposed(a)) and (m % 4 or n < 12):
+        return None  # an odd column count: its first column takes another kernel
+    if m == 1 and n == 1:
+        return None  # a dot product: the layout PyTorch passes depends on strides NumPy hides
+    if _transposed(b):
+        if m % 4 or (n > panels and (k % 2 or (n - panels) % 4 or _transposed(a))):
+            return None
+        rest = _two_lanes
+    else:
+        if m % 4 and m > 4 and n >= 12:
+            return None  # the leftover rows of the 12-column panels: not worked out
+        rest = _unfused
+    out = np.empty((m, n), np.float64)
+    c = None if bias is None else np.broadcast_to(np.asarray(bias, np.float64), (m, n))
+    if panels:
+        out[:, :panels] = _fused_chain64(a, b[:, :panels], None if c is None else c[:, :panels])
+    if panels < n:
+        out[:, panels:] = rest(a, b[:, panels:], None if c is None else c[:, panels:])
+    return out
+
+
+def dgemm(bias, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """PyTorch's float64 ``bias + a @ b``, or None where the order is unknown: MKL's
+    accumulators start from the bias."""
+    if not _supported(a, b, np.float64):
+        return None
+    with np.errstate(all="ignore"):
+        return _product64(a, b, bias)
+
+
+def _supported(a: np.ndarray, b: np.ndarray, dtype=np.float32) -> bool:
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
         return False
-    if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
+    if a.dtype != dtype or b.dtype != dtype or a.ndim != 2 or b.ndim != 2:
         return False
     m, k = a.shape
     n = b.shape[1]
@@ -176,5 +254,8 @@ def addmm(bias, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
 
 
 def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """PyTorch's float32 ``a @ b`` for 2-D NumPy arrays, or None where the order is unknown."""
+    """PyTorch's ``a @ b`` for 2-D float32/float64 NumPy arrays, or None where the order is
+    unknown."""
+    if isinstance(a, np.ndarray) and a.dtype == np.float64:
+        return dgemm(None, a, b)
     return addmm(None, a, b)

@@ -41,6 +41,8 @@ def _func(name: str, single: bool):
 
 
 _FALLBACK = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh}
+# elements beyond which ``call`` would take over a second (about 1 µs each through ctypes)
+MAX_CALL = 1 << 20
 
 
 def call(name: str, x: np.ndarray) -> np.ndarray:
@@ -58,7 +60,7 @@ def call(name: str, x: np.ndarray) -> np.ndarray:
 
 
 @functools.cache
-def _func2(name: str):
+def _func2(name: str, ct=ctypes.c_double):
     lib = _libm()
     if lib is None:
         return None
@@ -66,9 +68,21 @@ def _func2(name: str):
         f = getattr(lib, name)
     except AttributeError:
         return None
-    f.restype = ctypes.c_double
-    f.argtypes = [ctypes.c_double, ctypes.c_double]
+    f.restype = ct
+    f.argtypes = [ct, ct]
     return f
+
+
+def powf(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The C library's float ``powf`` of each pair (few elements), as a float32 array: what
+    ``std::pow(float, float)`` calls on PyTorch's scalar path of a float32 ``pow``."""
+    f = _func2("powf", ctypes.c_float)
+    xs, ys = np.broadcast_arrays(np.asarray(x, np.float32), np.asarray(y, np.float32))
+    if f is None:
+        with np.errstate(all="ignore"):
+            return np.power(xs.astype(np.float64), ys).astype(np.float32)
+    pairs = zip(xs.ravel().tolist(), ys.ravel().tolist(), strict=True)
+    return np.array([f(a, b) for a, b in pairs], dtype=np.float32).reshape(xs.shape)
 
 
 def pow64(x: np.ndarray, y: np.ndarray) -> np.ndarray:
