@@ -1,0 +1,42 @@
+"""torch.distributions: probability distributions to sample from and score samples with
+(`Categorical` policies in REINFORCE, `Normal` in VAEs and Gaussian policies).
+
+`from torch.distributions import Categorical` gives this module's classes; a distribution
+gradshell does not have yet (`Beta`, `MultivariateNormal`...) raises "gradshell does not
+support torch.distributions.Beta yet".
+"""
+
+from gradshell.torch.distributions import (
+    bernoulli,
+    categorical,
+    constraints,
+    distribution,
+    kl,
+    normal,
+    uniform,
+    utils,
+)
+from gradshell.torch.distributions.bernoulli import Bernoulli
+from gradshell.torch.distributions.categorical import Categorical
+from gradshell.torch.distributions.distribution import Distribution
+from gradshell.torch.distributions.kl import kl_divergence, register_kl
+from gradshell.torch.distributions.normal import Normal
+from gradshell.torch.distributions.uniform import Uniform
+
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Distribution",
+    "Normal",
+    "Uniform",
+    "bernoulli",
+    "categorical",
+    "constraints",
+    "distribution",
+    "kl",
+    "kl_divergence",
+    "normal",
+    "register_kl",
+    "uniform",
+    "utils",
+]
