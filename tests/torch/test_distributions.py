@@ -14,7 +14,7 @@ from gradshell.shell.session import Session
 # import statement would import real PyTorch's module in both runs
 _D = (
     "D = torch.distributions; Categorical, Normal, Bernoulli, Uniform = D.Categorical, "
-    "D.Normal, D.Bernoulli, D.Uniform; kl_divergence = D.kl_divergence; del D\n"
+    "D.Normal, D.Bernoulli, D.Uniform; kl_divergence = D.kl_divergence\n"
 )
 
 # programs whose numbers come from the random generator: compared bit for bit
@@ -27,6 +27,8 @@ SAMPLING = [
     "torch.manual_seed(4); n = Normal(torch.zeros(20), 1.); x = n.rsample((2,)); y = n.sample()",
     "torch.manual_seed(5); n = Normal(0., 1.); x = n.sample(); y = n.rsample((7,)); z = Normal(torch.zeros(3, dtype=torch.float64), 2.).sample()",
     "torch.manual_seed(6); b = Bernoulli(torch.tensor([0.3, 0.9])); x = b.sample(); y = b.sample((4,)); z = Bernoulli(logits=torch.tensor(0.5)).sample((3,))",
+    "torch.manual_seed(8); mu = torch.zeros(2, 3, requires_grad=True); i = D.Independent(Normal(mu, 1.), 1); x = i.rsample(); y = i.sample((2,)); lp = i.log_prob(x); lp.sum().backward(); g = mu.grad; r = repr(i)",
+    "torch.manual_seed(9); m = Categorical(torch.tensor([0.1, 0.2, 0.7])).expand((4,)); a = m.sample((2,)); n = Normal(torch.zeros(3, requires_grad=True), 1.).expand((2, 3)); x = n.rsample(); r = (repr(m), repr(n))",
     "torch.manual_seed(7); u = Uniform(0., 2.); x = u.rsample((3,)); y = u.sample(); lo = torch.tensor([0., -1.], requires_grad=True); v = Uniform(lo, 3.).rsample(); v.sum().backward(); g = lo.grad",
 ]
 
@@ -46,6 +48,8 @@ SCORING = [
     "l = torch.tensor([1., 2., 3.], requires_grad=True); k = kl_divergence(Categorical(torch.tensor([0.2, 0.3, 0.5])), Categorical(logits=l)); k.backward(); g = l.grad; z = kl_divergence(Categorical(torch.tensor([0.5, 0.5, 0.])), Categorical(torch.tensor([0., 0.5, 0.5])))",
     "k = kl_divergence(Bernoulli(torch.tensor([0.3, 0., 1.])), Bernoulli(torch.tensor([0.5, 0.5, 0.]))); ku = kl_divergence(Uniform(0., 1.), Uniform(torch.tensor([-1., 0.5]), 2.))",
     "N = torch.distributions.normal.Normal; C = torch.distributions.categorical.Categorical; k = torch.distributions.kl.kl_divergence(N(0., 1.), N(1., 2.)); m = C(torch.ones(4)); e = m.entropy()",
+    "mu = torch.zeros(2, 3, requires_grad=True); i = D.Independent(Normal(mu, 1.), 1); lp = i.log_prob(torch.ones(3)); e = i.entropy(); k = kl_divergence(i, D.Independent(Normal(torch.ones(2, 3), 2.), 1)); (lp.sum() + k.sum()).backward(); g = mu.grad; shapes = (i.batch_shape, i.event_shape); sup = repr(i.support); m = i.mean; sd = i.stddev; r = repr(i.expand((4, 2)))",
+    "b = Bernoulli(torch.tensor([0.2, 0.7])).expand((3, 2)); lp = b.log_prob(torch.ones(3, 2)); u = Uniform(0., torch.tensor([1., 2.])).expand((2, 2)); e = u.entropy(); r = (repr(b), repr(u), u.batch_shape)",
     "torch.distributions.Distribution.set_default_validate_args(False); u = Uniform(0., 1.).log_prob(torch.tensor(3.)); torch.distributions.Distribution.set_default_validate_args(True)",
 ]
 
@@ -69,6 +73,12 @@ ERRORS = [
     "Bernoulli(torch.tensor([1.5]))",
     "Bernoulli(torch.tensor([0.5])).log_prob(torch.tensor([2.]))",
     "Uniform(2., 1.)",
+    "torch.distributions.Independent(Normal(torch.zeros(2, 3), 1.), 3)",
+    "torch.distributions.Independent(Normal(torch.zeros(2, 3), 1.), 1).log_prob(torch.ones(2, 2))",
+    "torch.distributions.Independent(Categorical(torch.ones(2, 3)), 1).log_prob(torch.tensor([0, 5]))",
+    "kl_divergence(*(torch.distributions.Independent(Normal(torch.zeros(2, 3), 1.), n) for n in (1, 2)))",
+    "Normal(torch.zeros(2, 3), 1.).expand((3,))",
+    "Normal(torch.zeros(2, 3), 1.).expand(5)",
     "Uniform(torch.zeros(2), torch.tensor([1., -1.]))",
     "Uniform(0., 2.).log_prob(torch.tensor([1., 3.]))",
 ]
@@ -76,12 +86,12 @@ ERRORS = [
 
 @pytest.mark.parametrize("program", SAMPLING)
 def test_sampling_matches_pytorch_bit_for_bit(real_torch, program):
-    compare(_D + program, real_torch, rtol=0, atol=0)
+    compare(_D + program + "\ndel D", real_torch, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("program", SCORING)
 def test_scoring_matches_pytorch(real_torch, program):
-    compare(_D + program, real_torch)
+    compare(_D + program + "\ndel D", real_torch)
 
 
 @pytest.mark.parametrize("program", ERRORS)

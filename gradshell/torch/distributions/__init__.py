@@ -11,6 +11,7 @@ from gradshell.torch.distributions import (
     categorical,
     constraints,
     distribution,
+    independent,
     kl,
     normal,
     uniform,
@@ -19,6 +20,7 @@ from gradshell.torch.distributions import (
 from gradshell.torch.distributions.bernoulli import Bernoulli
 from gradshell.torch.distributions.categorical import Categorical
 from gradshell.torch.distributions.distribution import Distribution
+from gradshell.torch.distributions.independent import Independent
 from gradshell.torch.distributions.kl import kl_divergence, register_kl
 from gradshell.torch.distributions.normal import Normal
 from gradshell.torch.distributions.uniform import Uniform
@@ -27,12 +29,14 @@ __all__ = [
     "Bernoulli",
     "Categorical",
     "Distribution",
+    "Independent",
     "Normal",
     "Uniform",
     "bernoulli",
     "categorical",
     "constraints",
     "distribution",
+    "independent",
     "kl",
     "kl_divergence",
     "normal",

@@ -132,8 +132,22 @@ class Distribution:
         return not_supported(f"torch.distributions.{type(self).__name__}.{what}")
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
-        """Not yet: a new distribution with expanded batch dimensions."""
-        raise self._unsupported("expand")
+        """The same distribution repeated over a larger batch_shape: each parameter is
+        expanded (a view, so gradients still reach the original); its values are not
+        validated again."""
+        batch_shape = Size(batch_shape)
+        new = type(self).__new__(type(self))
+        expanded: dict[int, Tensor] = {}
+        for name, value in self.__dict__.items():
+            if isinstance(value, Tensor):
+                if id(value) not in expanded:  # `_param` is the same tensor as probs/logits
+                    extra = tuple(value.shape[len(self._batch_shape) :])
+                    expanded[id(value)] = value.expand(tuple(batch_shape) + extra)
+                new.__dict__[name] = expanded[id(value)]
+            else:
+                new.__dict__[name] = value
+        new._batch_shape = batch_shape
+        return new
 
     def __repr__(self) -> str:
         # a parameter shows its value when it has one element, else its size; a lazy

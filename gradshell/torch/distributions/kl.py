@@ -13,6 +13,7 @@ from gradshell.torch._missing import not_supported
 from gradshell.torch.distributions.bernoulli import Bernoulli
 from gradshell.torch.distributions.categorical import Categorical
 from gradshell.torch.distributions.distribution import Distribution
+from gradshell.torch.distributions.independent import Independent, _sum_rightmost
 from gradshell.torch.distributions.normal import Normal
 from gradshell.torch.distributions.uniform import Uniform
 
@@ -91,6 +92,16 @@ def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
     result = ((q.high - q.low) / (p.high - p.low)).log()
     result[(q.low > p.low) | (q.high < p.high)] = math.inf
     return result
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    # the base divergences summed over each event; PyTorch defines no KL between
+    # differently reinterpreted distributions and raises a bare NotImplementedError
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
 
 
 __all__ = ["kl_divergence", "register_kl"]
