@@ -29,6 +29,9 @@ SAMPLING = [
     "torch.manual_seed(6); b = Bernoulli(torch.tensor([0.3, 0.9])); x = b.sample(); y = b.sample((4,)); z = Bernoulli(logits=torch.tensor(0.5)).sample((3,))",
     "torch.manual_seed(8); mu = torch.zeros(2, 3, requires_grad=True); i = D.Independent(Normal(mu, 1.), 1); x = i.rsample(); y = i.sample((2,)); lp = i.log_prob(x); lp.sum().backward(); g = mu.grad; r = repr(i)",
     "torch.manual_seed(9); m = Categorical(torch.tensor([0.1, 0.2, 0.7])).expand((4,)); a = m.sample((2,)); n = Normal(torch.zeros(3, requires_grad=True), 1.).expand((2, 3)); x = n.rsample(); r = (repr(m), repr(n))",
+    "torch.manual_seed(10); p = torch.tensor([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]], requires_grad=True); o = D.OneHotCategorical(p); s = o.sample(); s2 = o.sample((3,)); lp = o.log_prob(s); lp.sum().backward(); g = p.grad; r = repr(o)",
+    "torch.manual_seed(11); r = torch.tensor([1., 2.], requires_grad=True); e = D.Exponential(r); x = e.rsample(); y = e.sample((3,)); x.sum().backward(); g = r.grad; z = D.Exponential(0.5).sample((17,))",
+    "torch.manual_seed(12); loc = torch.tensor([0., 1.], requires_grad=True); l = D.Laplace(loc, 2.); x = l.rsample((3,)); y = l.sample(); x.sum().backward(); g = loc.grad; z = D.Laplace(0., torch.ones(20, dtype=torch.float64)).sample()",
     "torch.manual_seed(7); u = Uniform(0., 2.); x = u.rsample((3,)); y = u.sample(); lo = torch.tensor([0., -1.], requires_grad=True); v = Uniform(lo, 3.).rsample(); v.sum().backward(); g = lo.grad",
 ]
 
@@ -50,6 +53,9 @@ SCORING = [
     "N = torch.distributions.normal.Normal; C = torch.distributions.categorical.Categorical; k = torch.distributions.kl.kl_divergence(N(0., 1.), N(1., 2.)); m = C(torch.ones(4)); e = m.entropy()",
     "mu = torch.zeros(2, 3, requires_grad=True); i = D.Independent(Normal(mu, 1.), 1); lp = i.log_prob(torch.ones(3)); e = i.entropy(); k = kl_divergence(i, D.Independent(Normal(torch.ones(2, 3), 2.), 1)); (lp.sum() + k.sum()).backward(); g = mu.grad; shapes = (i.batch_shape, i.event_shape); sup = repr(i.support); m = i.mean; sd = i.stddev; r = repr(i.expand((4, 2)))",
     "b = Bernoulli(torch.tensor([0.2, 0.7])).expand((3, 2)); lp = b.log_prob(torch.ones(3, 2)); u = Uniform(0., torch.tensor([1., 2.])).expand((2, 2)); e = u.entropy(); r = (repr(b), repr(u), u.batch_shape)",
+    "p = torch.tensor([0.2, 0.3, 0.5], requires_grad=True); o = D.OneHotCategorical(p); lp = o.log_prob(torch.tensor([[0., 1., 0.], [1., 0., 0.]])); e = o.entropy(); k = kl_divergence(o, D.OneHotCategorical(logits=torch.zeros(3))); (lp.sum() + e + k).backward(); g = p.grad; st = (o.mean, o.mode, o.variance, o.enumerate_support(), o.batch_shape, o.event_shape, o.param_shape, o.probs, o.logits); sup = repr(o.support); r = repr(D.OneHotCategorical(logits=torch.zeros(2, 3)).expand((4, 2)))",
+    "r = torch.tensor([1., 2.], requires_grad=True); e = D.Exponential(r); lp = e.log_prob(torch.tensor([0.5, 1.])); h = e.entropy(); c = e.cdf(torch.tensor(0.5)); i = e.icdf(torch.tensor([0.5, 0.9])); k = kl_divergence(e, D.Exponential(3.)); (lp.sum() + h.sum() + c.sum() + i.sum() + k.sum()).backward(); g = r.grad; st = (e.mean, e.stddev, e.variance, e.mode, repr(e), repr(e.support))",
+    "loc = torch.tensor([0., 1.], requires_grad=True); l = D.Laplace(loc, torch.tensor([2., 0.5])); lp = l.log_prob(torch.tensor([0.5, 1.])); h = l.entropy(); c = l.cdf(torch.tensor([0.5, -1.])); i = l.icdf(torch.tensor([0.3, 0.8])); k = kl_divergence(l, D.Laplace(1., 2.)); (lp.sum() + c.sum() + i.sum() + k.sum()).backward(); g = loc.grad; st = (l.mean, l.stddev, l.variance, repr(l))",
     "torch.distributions.Distribution.set_default_validate_args(False); u = Uniform(0., 1.).log_prob(torch.tensor(3.)); torch.distributions.Distribution.set_default_validate_args(True)",
 ]
 
@@ -78,6 +84,11 @@ ERRORS = [
     "torch.distributions.Independent(Categorical(torch.ones(2, 3)), 1).log_prob(torch.tensor([0, 5]))",
     "kl_divergence(*(torch.distributions.Independent(Normal(torch.zeros(2, 3), 1.), n) for n in (1, 2)))",
     "Normal(torch.zeros(2, 3), 1.).expand((3,))",
+    "torch.distributions.Exponential(torch.tensor([0.]))",
+    "torch.distributions.Exponential(1.).log_prob(torch.tensor(-1.))",
+    "torch.distributions.OneHotCategorical(torch.ones(3)).log_prob(torch.tensor([1., 1., 0.]))",
+    "torch.distributions.OneHotCategorical(torch.tensor([-1., 2.]))",
+    "torch.distributions.Laplace(0., 0.)",
     "Normal(torch.zeros(2, 3), 1.).expand(5)",
     "Uniform(torch.zeros(2), torch.tensor([1., -1.]))",
     "Uniform(0., 2.).log_prob(torch.tensor([1., 3.]))",

@@ -11,35 +11,47 @@ from gradshell.torch.distributions import (
     categorical,
     constraints,
     distribution,
+    exponential,
     independent,
     kl,
+    laplace,
     normal,
+    one_hot_categorical,
     uniform,
     utils,
 )
 from gradshell.torch.distributions.bernoulli import Bernoulli
 from gradshell.torch.distributions.categorical import Categorical
 from gradshell.torch.distributions.distribution import Distribution
+from gradshell.torch.distributions.exponential import Exponential
 from gradshell.torch.distributions.independent import Independent
 from gradshell.torch.distributions.kl import kl_divergence, register_kl
+from gradshell.torch.distributions.laplace import Laplace
 from gradshell.torch.distributions.normal import Normal
+from gradshell.torch.distributions.one_hot_categorical import OneHotCategorical
 from gradshell.torch.distributions.uniform import Uniform
 
 __all__ = [
     "Bernoulli",
     "Categorical",
     "Distribution",
+    "Exponential",
     "Independent",
+    "Laplace",
     "Normal",
+    "OneHotCategorical",
     "Uniform",
     "bernoulli",
     "categorical",
     "constraints",
     "distribution",
+    "exponential",
     "independent",
     "kl",
     "kl_divergence",
+    "laplace",
     "normal",
+    "one_hot_categorical",
     "register_kl",
     "uniform",
     "utils",

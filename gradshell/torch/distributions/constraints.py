@@ -55,6 +55,31 @@ class _GreaterThan(Constraint):
         return f"GreaterThan(lower_bound={self.lower_bound})"
 
 
+class _GreaterThanEq(Constraint):
+    """[lower_bound, ∞)."""
+
+    def __init__(self, lower_bound: Any) -> None:
+        self.lower_bound = lower_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return self.lower_bound <= value
+
+    def __repr__(self) -> str:
+        return f"GreaterThanEq(lower_bound={self.lower_bound})"
+
+
+class _OneHot(Constraint):
+    """Vectors along the last dimension with a single 1 and 0 elsewhere."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        is_boolean = (value == 0) | (value == 1)
+        is_normalized = value.sum(-1).eq(1)
+        return is_boolean.all(-1) & is_normalized
+
+
 class _LessThan(Constraint):
     """(-∞, upper_bound)."""
 
@@ -130,6 +155,9 @@ real = _Real()
 boolean = _Boolean()
 simplex = _Simplex()
 positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+one_hot = _OneHot()
+greater_than_eq = _GreaterThanEq
 unit_interval = _Interval(0.0, 1.0)
 real_vector = _IndependentConstraint(real, 1)
 greater_than = _GreaterThan
@@ -142,10 +170,13 @@ __all__ = [
     "Constraint",
     "boolean",
     "greater_than",
+    "greater_than_eq",
     "independent",
     "integer_interval",
     "interval",
     "less_than",
+    "nonnegative",
+    "one_hot",
     "positive",
     "real",
     "real_vector",

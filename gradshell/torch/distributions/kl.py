@@ -13,8 +13,11 @@ from gradshell.torch._missing import not_supported
 from gradshell.torch.distributions.bernoulli import Bernoulli
 from gradshell.torch.distributions.categorical import Categorical
 from gradshell.torch.distributions.distribution import Distribution
+from gradshell.torch.distributions.exponential import Exponential
 from gradshell.torch.distributions.independent import Independent, _sum_rightmost
+from gradshell.torch.distributions.laplace import Laplace
 from gradshell.torch.distributions.normal import Normal
+from gradshell.torch.distributions.one_hot_categorical import OneHotCategorical
 from gradshell.torch.distributions.uniform import Uniform
 
 _KL_REGISTRY: dict[tuple[type, type], Callable[[Any, Any], Tensor]] = {}
@@ -102,6 +105,30 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)
     return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    # r - 1 - log r with r = λq/λp
+    rate_ratio = q.rate / p.rate
+    t1 = -rate_ratio.log()
+    return t1 + rate_ratio - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    # -log(bp/bq) + |μp-μq|/bq + (bp/bq)·e^{-|μp-μq|/bp} - 1
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return t1 + t2 + t3 - 1
 
 
 __all__ = ["kl_divergence", "register_kl"]
