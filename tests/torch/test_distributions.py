@@ -32,6 +32,10 @@ SAMPLING = [
     "torch.manual_seed(10); p = torch.tensor([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]], requires_grad=True); o = D.OneHotCategorical(p); s = o.sample(); s2 = o.sample((3,)); lp = o.log_prob(s); lp.sum().backward(); g = p.grad; r = repr(o)",
     "torch.manual_seed(11); r = torch.tensor([1., 2.], requires_grad=True); e = D.Exponential(r); x = e.rsample(); y = e.sample((3,)); x.sum().backward(); g = r.grad; z = D.Exponential(0.5).sample((17,))",
     "torch.manual_seed(12); loc = torch.tensor([0., 1.], requires_grad=True); l = D.Laplace(loc, 2.); x = l.rsample((3,)); y = l.sample(); x.sum().backward(); g = loc.grad; z = D.Laplace(0., torch.ones(20, dtype=torch.float64)).sample()",
+    # a SAC policy: a tanh-squashed Gaussian scores its own (cached) sample
+    "torch.manual_seed(13); T = torch.distributions.transforms; mu = torch.tensor([0., 1.], requires_grad=True); td = D.TransformedDistribution(Normal(mu, torch.tensor([1., 0.5])), [T.TanhTransform(cache_size=1)]); a = td.rsample(); lp = td.log_prob(a); lp.sum().backward(); g = mu.grad; s = td.sample((3,)); r = (repr(td), repr(td.support), td.batch_shape, td.has_rsample, repr(td.transforms)); del T",
+    "torch.manual_seed(14); mu = torch.tensor([0., 1.], requires_grad=True); ln = D.LogNormal(mu, 1.); x = ln.rsample(); y = ln.sample((2,)); lp = ln.log_prob(torch.tensor([0.5, 2.])); (x.sum() + lp.sum() + ln.entropy().sum() + ln.mean.sum() + ln.variance.sum()).backward(); g = mu.grad; r = (repr(ln), repr(ln.support), ln.mode)",
+    "torch.manual_seed(15); T = D.transforms; td = D.TransformedDistribution(Normal(0., 1.), [T.AffineTransform(1., 2.), T.ExpTransform()]); x = td.sample((2,)); lp = td.log_prob(torch.tensor([0.5, 3.])); sg = D.TransformedDistribution(Normal(torch.zeros(3), 1.), T.SigmoidTransform()); y = sg.rsample(); lq = sg.log_prob(torch.tensor([0.2, 0.5, 0.9])); sc = torch.tensor([2., 3.], requires_grad=True); af = D.TransformedDistribution(Uniform(0., 1.), T.AffineTransform(torch.zeros(2), sc)); la = af.log_prob(torch.tensor([0.5, 1.])); la.sum().backward(); g = sc.grad; r = (repr(td.support), repr(sg.support), repr(T.AffineTransform(0., 1.))); del T",
     "torch.manual_seed(7); u = Uniform(0., 2.); x = u.rsample((3,)); y = u.sample(); lo = torch.tensor([0., -1.], requires_grad=True); v = Uniform(lo, 3.).rsample(); v.sum().backward(); g = lo.grad",
 ]
 
@@ -89,6 +93,12 @@ ERRORS = [
     "torch.distributions.OneHotCategorical(torch.ones(3)).log_prob(torch.tensor([1., 1., 0.]))",
     "torch.distributions.OneHotCategorical(torch.tensor([-1., 2.]))",
     "torch.distributions.Laplace(0., 0.)",
+    "torch.distributions.TransformedDistribution(Normal(0., 1.), [torch.distributions.transforms.TanhTransform()]).log_prob(torch.tensor([1.5, 0.]))",
+    "torch.distributions.LogNormal(0., 1.).log_prob(torch.tensor([-1., 1.]))",
+    "torch.distributions.TransformedDistribution(Normal(0., 1.), torch.distributions.ExpTransform()).entropy()",
+    "torch.distributions.TransformedDistribution(Normal(0., 1.), torch.distributions.ExpTransform()).mean",
+    "torch.distributions.TransformedDistribution(Normal(0., 1.), [1])",
+    "torch.distributions.TanhTransform(cache_size=2)",
     "Normal(torch.zeros(2, 3), 1.).expand(5)",
     "Uniform(torch.zeros(2), torch.tensor([1., -1.]))",
     "Uniform(0., 2.).log_prob(torch.tensor([1., 3.]))",
@@ -121,6 +131,16 @@ def test_validation_errors_match_pytorch(real_torch, program):
             "import torch\ntorch.distributions.MultivariateNormal",
             "NotImplementedError: gradshell does not support "
             "torch.distributions.MultivariateNormal yet",
+        ),
+        (
+            "from torch.distributions.transforms import ComposeTransform",
+            "NotImplementedError: gradshell does not support "
+            "torch.distributions.transforms.ComposeTransform yet",
+        ),
+        (
+            "from torch.distributions.transforms import Nonexistent",
+            "ImportError: cannot import name 'Nonexistent' from 'torch.distributions.transforms' "
+            "(unknown location)",
         ),
         (
             "import torch.distributions.gamma",

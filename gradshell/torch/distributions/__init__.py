@@ -15,8 +15,11 @@ from gradshell.torch.distributions import (
     independent,
     kl,
     laplace,
+    log_normal,
     normal,
     one_hot_categorical,
+    transformed_distribution,
+    transforms,
     uniform,
     utils,
 )
@@ -27,19 +30,35 @@ from gradshell.torch.distributions.exponential import Exponential
 from gradshell.torch.distributions.independent import Independent
 from gradshell.torch.distributions.kl import kl_divergence, register_kl
 from gradshell.torch.distributions.laplace import Laplace
+from gradshell.torch.distributions.log_normal import LogNormal
 from gradshell.torch.distributions.normal import Normal
 from gradshell.torch.distributions.one_hot_categorical import OneHotCategorical
+from gradshell.torch.distributions.transformed_distribution import TransformedDistribution
+from gradshell.torch.distributions.transforms import (
+    AffineTransform,
+    ExpTransform,
+    SigmoidTransform,
+    TanhTransform,
+    Transform,
+)
 from gradshell.torch.distributions.uniform import Uniform
 
 __all__ = [
+    "AffineTransform",
     "Bernoulli",
     "Categorical",
     "Distribution",
+    "ExpTransform",
     "Exponential",
     "Independent",
     "Laplace",
+    "LogNormal",
     "Normal",
     "OneHotCategorical",
+    "SigmoidTransform",
+    "TanhTransform",
+    "Transform",
+    "TransformedDistribution",
     "Uniform",
     "bernoulli",
     "categorical",
@@ -50,9 +69,12 @@ __all__ = [
     "kl",
     "kl_divergence",
     "laplace",
+    "log_normal",
     "normal",
     "one_hot_categorical",
     "register_kl",
+    "transformed_distribution",
+    "transforms",
     "uniform",
     "utils",
 ]

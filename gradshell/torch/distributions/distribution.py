@@ -114,10 +114,41 @@ class Distribution:
                 f"distribution {self!r}, but found invalid values:\n{value}"
             )
 
+    # what a distribution has no formula for raises PyTorch's bare NotImplementedError
+    @property
+    def mean(self) -> Tensor:
+        """The mean."""
+        raise NotImplementedError
+
+    @property
+    def variance(self) -> Tensor:
+        """The variance."""
+        raise NotImplementedError
+
     @property
     def stddev(self) -> Tensor:
         """The standard deviation."""
         return self.variance.sqrt()
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """log p(value)."""
+        raise NotImplementedError
+
+    def cdf(self, value: Tensor) -> Tensor:
+        """P(X ≤ value)."""
+        raise NotImplementedError
+
+    def icdf(self, value: Tensor) -> Tensor:
+        """The inverse of cdf."""
+        raise NotImplementedError
+
+    def entropy(self) -> Tensor:
+        """The entropy."""
+        raise NotImplementedError
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """Every value of a discrete support."""
+        raise NotImplementedError
 
     def sample(self, sample_shape: Any = ()) -> Tensor:  # noqa: B008
         """A sample (no gradient flows through it); sample_shape samples are drawn at once."""
