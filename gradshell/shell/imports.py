@@ -124,17 +124,12 @@ def import_from(dotted: str, name: str) -> Any:
         return _load(f"{dotted}.{name}")
     except ModuleNotFoundError:
         pass
-    from gradshell.torch._missing import NotSupportedError, not_supported
     from gradshell.torch._torch_names import PUBLIC
 
     if name in PUBLIC.get(dotted, ()):  # a PyTorch name gradshell lacks
+        from gradshell.torch._missing import not_supported
+
         raise not_supported(f"{dotted}.{name}")
-    try:  # a module that knows its own missing PyTorch names says so when asked
-        getattr(module, name)
-    except NotSupportedError as exc:
-        raise exc from None
-    except AttributeError:
-        pass
     raise ImportError(
         f"cannot import name '{name}' from '{dotted}' (unknown location)",
         name=dotted,

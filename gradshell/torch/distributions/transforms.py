@@ -3,7 +3,7 @@ turn a base distribution into a TransformedDistribution (tanh-squashed SAC polic
 log-normals).
 
 Only elementwise transforms are here; the others real PyTorch has raise "gradshell does
-not support torch.distributions.transforms.X yet".
+not support torch.distributions.transforms.X yet" (gradshell.torch._missing).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from gradshell.core.tensor import Tensor
 from gradshell.ops.creation import full_like
 from gradshell.ops.unary import softplus
 from gradshell.torch._missing import not_supported
-from gradshell.torch._torch_names import PUBLIC
 from gradshell.torch.distributions import constraints
 
 
@@ -203,18 +202,4 @@ def _shape(value: Any) -> tuple[int, ...]:
     return tuple(value.shape) if isinstance(value, Tensor) else ()
 
 
-_HERE = frozenset(
-    {"Transform", "ExpTransform", "TanhTransform", "SigmoidTransform", "AffineTransform"}
-)
-
-
-def __getattr__(name: str) -> Any:
-    # torch.distributions re-exports every transform, so its names tell which are PyTorch's
-    if name in PUBLIC.get("torch.distributions", ()) and (
-        name.endswith("Transform") or name == "identity_transform"
-    ):
-        raise not_supported(f"torch.distributions.transforms.{name}")
-    raise AttributeError(f"module 'torch.distributions.transforms' has no attribute '{name}'")
-
-
-__all__ = sorted(_HERE)
+__all__ = ["AffineTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform"]
