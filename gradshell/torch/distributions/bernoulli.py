@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
 from gradshell.core.grad_mode import no_grad
 from gradshell.core.size import Size
 from gradshell.core.tensor import Tensor
+from gradshell.ops.creation import arange
 from gradshell.ops.nn import binary_cross_entropy_with_logits
 from gradshell.torch import random as _random
 from gradshell.torch.distributions import constraints
@@ -63,6 +65,13 @@ class Bernoulli(Distribution):
         return self.probs
 
     @property
+    def mode(self) -> Tensor:
+        """1 where p > ½, 0 where p < ½, NaN at a tie."""
+        mode = (self.probs >= 0.5).to(self.probs)
+        mode[self.probs == 0.5] = math.nan
+        return mode
+
+    @property
     def variance(self) -> Tensor:
         """p(1-p)."""
         return self.probs * (1 - self.probs)
@@ -72,6 +81,14 @@ class Bernoulli(Distribution):
         shape = self._extended_shape(sample_shape)
         with no_grad():
             return _random.bernoulli(self.probs.expand(shape))
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """0 and 1, shaped to broadcast against the batch."""
+        values = arange(2, dtype=self._param.dtype)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
 
     def log_prob(self, value: Tensor) -> Tensor:
         """log P(value) = -BCE(logits, value)."""

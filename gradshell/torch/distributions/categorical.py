@@ -15,7 +15,7 @@ from gradshell.torch import random as _random
 from gradshell.torch.distributions import constraints
 from gradshell.torch.distributions.distribution import Distribution, _as_size
 from gradshell.torch.distributions.utils import (
-    broadcast_shape_tensors,
+    _broadcast_tensors,
     lazy_property,
     logits_to_probs,
     probs_to_logits,
@@ -99,7 +99,7 @@ class Categorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = broadcast_shape_tensors(value, self.logits)
+        value, log_pmf = _broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 

@@ -150,6 +150,10 @@ class Distribution:
         """Every value of a discrete support."""
         raise NotImplementedError
 
+    def perplexity(self) -> Tensor:
+        """exp(entropy)."""
+        return self.entropy().exp()
+
     def sample(self, sample_shape: Any = ()) -> Tensor:  # noqa: B008
         """A sample (no gradient flows through it); sample_shape samples are drawn at once."""
         with no_grad():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -40,6 +41,11 @@ class Uniform(Distribution):
     def mean(self) -> Tensor:
         """(high + low) / 2."""
         return (self.high + self.low) / 2
+
+    @property
+    def mode(self) -> Tensor:
+        """Every point is a mode: NaN."""
+        return math.nan * self.high
 
     @property
     def stddev(self) -> Tensor:

@@ -16,7 +16,7 @@ from gradshell.core.tensor import Tensor
 from gradshell.ops.creation import tensor as _tensor
 
 
-def broadcast_shape_tensors(*values: Tensor) -> tuple[Tensor, ...]:
+def _broadcast_tensors(*values: Tensor) -> tuple[Tensor, ...]:
     """The tensors expanded to their common shape; one already of that shape is itself."""
     shape = Size(np.broadcast_shapes(*(tuple(v.shape) for v in values)))
     return tuple(v if v.shape == shape else v.expand(shape) for v in values)
@@ -36,7 +36,7 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
         return tuple(_tensor(float(v), dtype=dtype) for v in values)
     dtype = tensors[0].dtype
     converted = [v if isinstance(v, Tensor) else _tensor(v, dtype=dtype) for v in values]
-    return broadcast_shape_tensors(*converted)
+    return _broadcast_tensors(*converted)
 
 
 def clamp_probs(probs: Tensor) -> Tensor:
