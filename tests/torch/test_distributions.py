@@ -36,6 +36,9 @@ SAMPLING = [
     "torch.manual_seed(13); T = torch.distributions.transforms; mu = torch.tensor([0., 1.], requires_grad=True); td = D.TransformedDistribution(Normal(mu, torch.tensor([1., 0.5])), [T.TanhTransform(cache_size=1)]); a = td.rsample(); lp = td.log_prob(a); lp.sum().backward(); g = mu.grad; s = td.sample((3,)); r = (repr(td), repr(td.support), td.batch_shape, td.has_rsample, repr(td.transforms)); del T",
     "torch.manual_seed(14); mu = torch.tensor([0., 1.], requires_grad=True); ln = D.LogNormal(mu, 1.); x = ln.rsample(); y = ln.sample((2,)); lp = ln.log_prob(torch.tensor([0.5, 2.])); (x.sum() + lp.sum() + ln.entropy().sum() + ln.mean.sum() + ln.variance.sum()).backward(); g = mu.grad; r = (repr(ln), repr(ln.support), ln.mode)",
     "torch.manual_seed(15); T = D.transforms; td = D.TransformedDistribution(Normal(0., 1.), [T.AffineTransform(1., 2.), T.ExpTransform()]); x = td.sample((2,)); lp = td.log_prob(torch.tensor([0.5, 3.])); sg = D.TransformedDistribution(Normal(torch.zeros(3), 1.), T.SigmoidTransform()); y = sg.rsample(); lq = sg.log_prob(torch.tensor([0.2, 0.5, 0.9])); sc = torch.tensor([2., 3.], requires_grad=True); af = D.TransformedDistribution(Uniform(0., 1.), T.AffineTransform(torch.zeros(2), sc)); la = af.log_prob(torch.tensor([0.5, 1.])); la.sum().backward(); g = sc.grad; r = (repr(td.support), repr(sg.support), repr(T.AffineTransform(0., 1.))); del T",
+    # a mixture density network's output: mixture weights over 2-D Gaussians
+    "torch.manual_seed(16); lg = torch.tensor([[0.1, 0.5, -0.2], [1., 0., 0.]], requires_grad=True); mu = torch.tensor([[[0., 1.], [2., 0.], [-1., -1.]], [[0., 0.], [1., 1.], [3., 3.]]], requires_grad=True); gmm = D.MixtureSameFamily(Categorical(logits=lg), D.Independent(Normal(mu, 0.5), 1)); s = gmm.sample((3,)); s1 = gmm.sample(); lp = gmm.log_prob(torch.tensor([0.5, 0.5])); (-lp.mean()).backward(); g1 = lg.grad; g2 = mu.grad; st = (gmm.mean, gmm.variance, gmm.batch_shape, gmm.event_shape, repr(gmm), repr(gmm.support))",
+    "torch.manual_seed(17); g = D.MixtureSameFamily(Categorical(torch.tensor([0.3, 0.7])), Normal(torch.tensor([0., 2.]), torch.tensor([1., 0.5]))); s = g.sample((4,)); lp = g.log_prob(torch.tensor([0.5, 1.])); st = (g.mean, g.variance, g.cdf(torch.tensor(0.5)), repr(g))",
     "torch.manual_seed(7); u = Uniform(0., 2.); x = u.rsample((3,)); y = u.sample(); lo = torch.tensor([0., -1.], requires_grad=True); v = Uniform(lo, 3.).rsample(); v.sum().backward(); g = lo.grad",
 ]
 
@@ -103,6 +106,11 @@ ERRORS = [
     "torch.distributions.TransformedDistribution(Normal(0., 1.), torch.distributions.ExpTransform()).mean",
     "torch.distributions.TransformedDistribution(Normal(0., 1.), [1])",
     "torch.distributions.TanhTransform(cache_size=2)",
+    "torch.distributions.MixtureSameFamily(Categorical(torch.ones(2)), Normal(torch.zeros(3), 1.))",
+    "torch.distributions.MixtureSameFamily(Normal(0., 1.), Normal(torch.zeros(3), 1.))",
+    "torch.distributions.MixtureSameFamily(Categorical(torch.ones(2)), 3)",
+    "torch.distributions.MixtureSameFamily(Categorical(torch.ones(3, 2)), Normal(torch.zeros(4, 2), 1.))",
+    "torch.distributions.MixtureSameFamily(Categorical(torch.ones(2)), Normal(torch.zeros(2), 1.)).rsample()",
     "Normal(torch.zeros(2, 3), 1.).expand(5)",
     "Uniform(torch.zeros(2), torch.tensor([1., -1.]))",
     "Uniform(0., 2.).log_prob(torch.tensor([1., 3.]))",

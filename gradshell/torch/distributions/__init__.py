@@ -16,6 +16,7 @@ from gradshell.torch.distributions import (
     kl,
     laplace,
     log_normal,
+    mixture_same_family,
     normal,
     one_hot_categorical,
     transformed_distribution,
@@ -31,6 +32,7 @@ from gradshell.torch.distributions.independent import Independent
 from gradshell.torch.distributions.kl import kl_divergence, register_kl
 from gradshell.torch.distributions.laplace import Laplace
 from gradshell.torch.distributions.log_normal import LogNormal
+from gradshell.torch.distributions.mixture_same_family import MixtureSameFamily
 from gradshell.torch.distributions.normal import Normal
 from gradshell.torch.distributions.one_hot_categorical import OneHotCategorical
 from gradshell.torch.distributions.transformed_distribution import TransformedDistribution
@@ -53,6 +55,7 @@ __all__ = [
     "Independent",
     "Laplace",
     "LogNormal",
+    "MixtureSameFamily",
     "Normal",
     "OneHotCategorical",
     "SigmoidTransform",
@@ -70,6 +73,7 @@ __all__ = [
     "kl_divergence",
     "laplace",
     "log_normal",
+    "mixture_same_family",
     "normal",
     "one_hot_categorical",
     "register_kl",

@@ -151,6 +151,21 @@ class _IndependentConstraint(Constraint):
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+class _MixtureSameFamilyConstraint(Constraint):
+    """A mixture's support: its components' support."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+        self.event_dim = base_constraint.event_dim
+        self.is_discrete = base_constraint.is_discrete
+
+    def check(self, value: Tensor) -> Tensor:
+        return self.base_constraint.check(value)
+
+    def __repr__(self) -> str:
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
+
+
 real = _Real()
 boolean = _Boolean()
 simplex = _Simplex()
