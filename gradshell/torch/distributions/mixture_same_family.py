@@ -128,6 +128,18 @@ class MixtureSameFamily(Distribution):
             index = index.repeat((1,) * len(mix_shape) + (1,) + es)
             return comp_samples.gather(gather_dim, index).squeeze(gather_dim)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> MixtureSameFamily:
+        """The same mixture repeated over a larger batch."""
+        batch_shape = Size(batch_shape)
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
+        new._component_distribution = self._component_distribution.expand(
+            tuple(batch_shape) + (self._num_component,)
+        )
+        new._batch_shape = batch_shape
+        return new
+
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(\n  {self._mixture_distribution},\n"

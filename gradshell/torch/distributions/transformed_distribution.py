@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradshell.core.grad_mode import no_grad
+from gradshell.core.size import Size
 from gradshell.core.tensor import Tensor
 from gradshell.torch.distributions import constraints
 from gradshell.torch.distributions.distribution import Distribution
@@ -86,6 +87,19 @@ class TransformedDistribution(Distribution):
             y = x
         base = self.base_dist.log_prob(y)
         return log_prob + _sum_rightmost(base, event_dim - len(self.base_dist.event_shape))
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> TransformedDistribution:
+        """The same transforms over a larger batch of base distributions."""
+        batch_shape = Size(batch_shape)
+        base_batch = tuple(self.base_dist.batch_shape)
+        if base_batch != tuple(self.batch_shape):
+            # a transform's parameters broadcast the base; PyTorch maps the shapes back
+            raise self._unsupported("expand")
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.base_dist = self.base_dist.expand(batch_shape)
+        new._batch_shape = batch_shape
+        return new
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
