@@ -193,3 +193,21 @@ def test_reinforce_step_in_the_shell():
         "tensor(2) tensor(-0.6931)\n"
         "<class 'torch.distributions.categorical.Categorical'>\n"
     ), result.output
+
+
+def test_vae_imports_in_the_shell():
+    program = (
+        "import torch\n"
+        "import torch.distributions as td\n"
+        "from torch.distributions.normal import Normal\n"
+        "from torch.distributions.kl import kl_divergence\n"
+        "from torch.distributions import constraints\n"
+        "q = Normal(torch.zeros(2, requires_grad=True), torch.ones(2))\n"
+        "kl = kl_divergence(q, td.Normal(1., 1.)).sum()\n"
+        "print(kl, constraints.positive, td.Independent(q, 1))\n"
+    )
+    result = Session(viz=False).run_script(program, "<prog>")
+    assert result.output == (
+        "tensor(1., grad_fn=<SumBackward0>) GreaterThan(lower_bound=0.0) "
+        "Independent(Normal(loc: torch.Size([2]), scale: torch.Size([2])), 1)\n"
+    ), result.output
