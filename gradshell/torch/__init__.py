@@ -121,6 +121,7 @@ from gradshell.ops import return_types  # noqa: E402
 from gradshell.torch import (  # noqa: E402 - they use the namespace above
     _wiring,  # noqa: E402, F401 - connects printers and random numbers
     accelerator,  # noqa: E402, F401 - torch.accelerator
+    distributions,  # noqa: E402, F401 - torch.distributions
     nn,
     optim,
     serialization,  # noqa: E402

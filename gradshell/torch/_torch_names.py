@@ -235,6 +235,25 @@ PUBLIC: dict[str, frozenset[str]] = {
         wishart
         """
     ),
+    "torch.distributions.constraints": _names(
+        """
+        Any Callable Constraint MixtureSameFamilyConstraint boolean cat corr_cholesky dependent
+        dependent_property greater_than greater_than_eq half_open_interval independent
+        integer_interval interval is_dependent less_than lower_cholesky lower_triangular multinomial
+        nonnegative nonnegative_integer one_hot positive positive_definite positive_integer
+        positive_semidefinite real real_vector simplex square stack symmetric torch unit_interval
+        """
+    ),
+    "torch.distributions.transforms": _names(
+        """
+        AbsTransform AffineTransform CatTransform ComposeTransform CorrCholeskyTransform
+        CumulativeDistributionTransform Distribution ExpTransform F IndependentTransform
+        LowerCholeskyTransform PositiveDefiniteTransform PowerTransform ReshapeTransform Sequence
+        SigmoidTransform SoftmaxTransform SoftplusTransform StackTransform StickBreakingTransform
+        TanhTransform Tensor Transform broadcast_all constraints functools identity_transform
+        lazy_property math operator pad softplus torch tril_matrix_to_vec vec_to_tril_matrix
+        """
+    ),
     "torch.fft": _names(
         """
         Tensor common_args factory_common_args fft fft2 fftfreq fftn fftshift hfft hfft2 hfftn ifft
@@ -512,6 +531,7 @@ SUBMODULES = _names(
     torch.distributions.poisson torch.distributions.relaxed_bernoulli
     torch.distributions.relaxed_categorical torch.distributions.studentT
     torch.distributions.transformed_distribution torch.distributions.transforms
+    torch.distributions.transforms.F torch.distributions.transforms.constraints
     torch.distributions.uniform torch.distributions.utils torch.distributions.von_mises
     torch.distributions.weibull torch.distributions.wishart torch.export torch.fft torch.func
     torch.functional torch.futures torch.fx torch.hub torch.jit torch.library torch.linalg

@@ -20,6 +20,8 @@ MODULES = (
     "torch.backends",
     "torch.cuda",
     "torch.distributions",
+    "torch.distributions.constraints",
+    "torch.distributions.transforms",
     "torch.fft",
     "torch.linalg",
     "torch.nn",
