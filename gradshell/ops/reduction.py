@@ -74,13 +74,13 @@ def expand_grad(g: Tensor, shape: tuple, count: int | None = None) -> Tensor:
     Without create_graph a plain broadcast array is enough (and much cheaper than
     recording a view), so that is what runs then."""
     if not grad_mode.state.enabled and g._data.__class__ is np.ndarray:
-        if count == 1:
-            # a read-only broadcast view, as PyTorch's expand gives a stride-0 tensor:
+        if count is None:
+            # a sum's: a read-only broadcast view, as PyTorch's expand gives a stride-0 tensor:
             # kernels that take another path for non-contiguous gradients (batch
             # norm's backward) see the layout PyTorch's do
             return wrap(np.broadcast_to(g._data, shape), g._dtype)
         out = np.empty(shape, g._dtype.np)
-        out[...] = g._data if count is None or count == 1 else g._data / count
+        out[...] = g._data if count == 1 else g._data / count  # a mean's: a new tensor
         return wrap(out, g._dtype)
     r = g.expand(shape)
     # PyTorch divides by the count, a number: div.Scalar (DivBackward1)

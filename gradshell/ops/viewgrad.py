@@ -377,4 +377,6 @@ def _short(fn: Node) -> str:
 def overlaps(t: Tensor) -> bool:
     """True for a view in which several elements share one memory location (expand)."""
     data = t._data
+    if data.size == 0:
+        return False  # nothing is written, whatever the strides say
     return any(s == 0 and n > 1 for n, s in zip(data.shape, data.strides, strict=True))

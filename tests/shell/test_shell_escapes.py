@@ -265,7 +265,8 @@ def test_sys_offers_what_tutorials_use():
         "print('not reached')\n"
     )
     result = session.run_script(source, "t.py")
-    assert result.output == "written\nto stderr\n[''] 3 list\n"
+    # a script's sys.argv names the script, as `python t.py` does
+    assert result.output == "written\nto stderr\n['t.py'] 3 list\n"
     assert result.exit_code == 3
 
 

@@ -128,6 +128,8 @@ def _fused(a, b, c):
     """a*b + c rounded once, as PyTorch's vectorised CPU kernels compute it (NumPy float32
     and float64 arrays; other arrays round the product first)."""
     if not _host(c):
+        if isinstance(a, np.generic):
+            a, b = b, a  # the device array leads (a NumPy scalar first would call NumPy)
         return a * b + c
     a, b = np.broadcast_arrays(np.asarray(a, c.dtype), np.asarray(b, c.dtype))
     if c.dtype == np.float32:
