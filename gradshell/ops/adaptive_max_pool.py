@@ -19,7 +19,11 @@ from gradshell.ops.base import (
     wrap,
 )
 from gradshell.ops.explanation import Ctx, Formula, Local
-from gradshell.ops.pooling import _adaptive_bounds, _scatter_to_indices, _zeros
+from gradshell.ops.pooling import (
+    MaxPool2DWithIndicesBackwardBackward0,
+    _adaptive_bounds,
+    _scatter_to_indices,
+)
 
 __all__ = ["adaptive_max_pool2d", "adaptive_max_pool_forward"]
 
@@ -86,21 +90,9 @@ class AdaptiveMaxPool2DBackward0(Node):
         return Formula(f"adaptive_max_pool2d({c.sym(0)})", [Local(rhs, kind="map", apply=apply)])
 
 
-class AdaptiveMaxPool2DBackwardBackward0(Node):
-    """The backward of adaptive max pooling's backward: gather the gradient at the indices."""
-
-    def backward(self, gg):
-        idx = self.saved("indices")._data
-        xp = array_module(gg._data)
-        planes = idx.size // max(1, idx.shape[-1] * idx.shape[-2])
-        flat = gg._data.reshape(planes, -1)
-        r = xp.take_along_axis(flat, idx.reshape(planes, -1), axis=1)
-        dg = wrap(as_array(r.reshape(idx.shape)), gg._dtype)
-        return dg, _zeros(xp, *self.self_meta)
-
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+class AdaptiveMaxPool2DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """The backward of adaptive max pooling's backward: gather the gradient at the indices
+    (max pooling's, under adaptive pooling's name)."""
 
 
 def _output_size(output_size, shape: tuple) -> tuple[int, int]:

@@ -476,6 +476,12 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups: int, nd: in
         r = _conv_forward(xp, _lift(x._data, p), _lift(weight._data, p), *_geo(p))
         if bias is not None:
             r += bias._data.reshape(1, -1, 1, 1)
+    return finish_convolution(xp, r, x, weight, bias, p, unbatched)
+
+
+def finish_convolution(xp, r, x: Tensor, weight: Tensor, bias, p, unbatched: bool) -> Tensor:
+    """The tensor of a convolution's (or transposed convolution's) computed array `r`,
+    with its ConvolutionBackward0 recorded, and squeezed back for an unbatched input."""
     res = wrap(as_array(xp.ascontiguousarray(_drop(r, p))), x._dtype)
     if needs_grad(x, weight, bias):
         node = ConvolutionBackward0()

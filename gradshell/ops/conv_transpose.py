@@ -16,21 +16,16 @@ from gradshell.ops.base import (
     BOOL,
     Tensor,
     array_module,
-    as_array,
     check_same_device,
-    needs_grad,
-    record,
-    wrap,
 )
 from gradshell.ops.conv import (
-    ConvolutionBackward0,
     _conv_input_grad,
     _ConvParams,
-    _drop,
     _geo,
     _lift,
     _shape_text,
     _single,
+    finish_convolution,
     pair,
 )
 
@@ -173,21 +168,7 @@ def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, di
     r = _conv_input_grad(xp, xd, wd, out_shape, *_geo(p))
     if bias is not None:
         r = r + bias._data.reshape(1, -1, 1, 1)
-    res = wrap(as_array(xp.ascontiguousarray(_drop(r, p))), x._dtype)
-    if needs_grad(x, weight, bias):
-        node = ConvolutionBackward0()
-        node.params = p
-        node.needs = (
-            x._requires_grad,
-            weight._requires_grad,
-            bias is not None and bias._requires_grad,
-        )
-        node.save("input", x)
-        node.save("weight", weight)
-        record(node, (x, weight, bias), res)
-    if unbatched:
-        res = res.squeeze(0)
-    return res
+    return finish_convolution(xp, r, x, weight, bias, p, unbatched)
 
 
 def conv_transpose2d(
