@@ -94,6 +94,8 @@ class AdaptiveMaxPool2DBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
     """The backward of adaptive max pooling's backward: gather the gradient at the indices
     (max pooling's, under adaptive pooling's name)."""
 
+    no_explanation = MaxPool2DWithIndicesBackwardBackward0.no_explanation
+
 
 def _output_size(output_size, shape: tuple) -> tuple[int, int]:
     if isinstance(output_size, (list, tuple)):
