@@ -330,12 +330,12 @@ def _infer(data, depth: int = 0):
         return data._data.shape, data._dtype
     if isinstance(data, np.ndarray):
         return data.shape, dtypes.from_numpy(data.dtype)
-    if isinstance(data, (bool, np.bool_)):
+    if isinstance(data, np.generic) and not isinstance(data, np.complexfloating):
+        return (), dtypes.from_numpy(data.dtype)  # a NumPy scalar keeps its dtype
+    if isinstance(data, bool):
         return (), dtypes.bool_
     if isinstance(data, (numbers.Integral,)):
         return (), dtypes.int64
-    if isinstance(data, np.floating):
-        return (), dtypes.get_default_dtype()
     if isinstance(data, numbers.Real):
         return (), dtypes.get_default_dtype()
     if isinstance(data, complex):
