@@ -10,7 +10,6 @@ from __future__ import annotations
 from gradshell.core import dtypes
 from gradshell.ops.base import (
     FLOAT,
-    Node,
     Tensor,
     array_module,
     as_array,
@@ -20,6 +19,7 @@ from gradshell.ops.base import (
 )
 from gradshell.ops.explanation import Ctx, Formula, Local
 from gradshell.ops.pooling import (
+    MaxPool2DWithIndicesBackward0,
     MaxPool2DWithIndicesBackwardBackward0,
     _adaptive_bounds,
     _scatter_to_indices,
@@ -57,24 +57,14 @@ def adaptive_max_pool_forward(xp, data, out: tuple):
     return vals, idx
 
 
-class AdaptiveMaxPool2DBackward0(Node):
-    """d adaptive_max_pool2d: each output's gradient goes to the input element it took."""
+class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+    """d adaptive_max_pool2d: each output's gradient goes to the input element it took
+    (max pooling's backward, recording adaptive pooling's node under create_graph)."""
 
-    def backward(self, g):
-        x = self.saved("self")
-        idx = self.saved("result1")
-        xp = array_module(g._data)
-        gd, id4, shape = g._data, idx._data, x._data.shape
-        if len(shape) == 3:  # an unbatched (C, H, W) input
-            gd, id4, shape = gd[None], id4[None], (1,) + shape
-        r = _scatter_to_indices(xp, gd, id4, shape)
-        gx = wrap(as_array(r.reshape(x._data.shape)), x._dtype)
-        if needs_grad(g, x):  # create_graph: PyTorch's node, with edges to g and self
-            node = AdaptiveMaxPool2DBackwardBackward0()
-            node.save("indices", idx)
-            node.self_meta = (x._data.shape, x._dtype)
-            record(node, (g, x), gx)
-        return (gx,)
+    @property
+    def double_backward(self) -> type:
+        """The node its own backward records under create_graph."""
+        return AdaptiveMaxPool2DBackwardBackward0
 
     def explain(self, c: Ctx) -> Formula:
         shape = c.saved("self").shape

@@ -308,8 +308,12 @@ def _conv_backward_graph(g: Tensor, x: Tensor, w: Tensor, p: _ConvParams, needs:
 
 
 # -- argument checks, in PyTorch's order ----------------------------------------------------------
-def _check(x: Tensor, w: Tensor, b, stride, padding, dil, groups, nd: int = 2):
-    name = f"conv{nd}d"
+def check_arguments(
+    x: Tensor, w: Tensor, b, stride, padding, dil, groups, nd: int = 2, *, output_padding=None
+) -> None:
+    """PyTorch's argument checks of a convolution, in its order; with `output_padding`,
+    those of a transposed convolution."""
+    name = f"conv{nd}d" if output_padding is None else f"conv_transpose{nd}d"
     if not isinstance(x, Tensor):
         raise TypeError(
             f"{name}() received an invalid combination of arguments - got ({type(x).__name__}, ...)"
@@ -317,12 +321,14 @@ def _check(x: Tensor, w: Tensor, b, stride, padding, dil, groups, nd: int = 2):
     if x._data.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
-            f"input of size: [{', '.join(str(s) for s in x._data.shape)}]"
+            f"input of size: {_shape_text(x._data.shape)}"
         )
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if not isinstance(padding, str) and any(q < 0 for q in padding):
         raise RuntimeError("negative padding is not supported")
+    if output_padding is not None and any(v < 0 for v in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(d <= 0 for d in dil):
         raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
@@ -455,7 +461,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups: int, nd: in
         stride_p = pair(stride, "stride")
         dil = pair(dilation, "dilation")
         pad_arg = padding if isinstance(padding, str) else pair(padding, "padding")
-    _check(x, weight, bias, stride_p, pad_arg, dil, groups, nd)
+    check_arguments(x, weight, bias, stride_p, pad_arg, dil, groups, nd)
     unbatched = x._data.ndim == nd + 1
     if unbatched:
         x = x.unsqueeze(0)

@@ -16,7 +16,6 @@ from gradshell.ops.base import (
     BOOL,
     Tensor,
     array_module,
-    check_same_device,
 )
 from gradshell.ops.conv import (
     _conv_input_grad,
@@ -25,6 +24,7 @@ from gradshell.ops.conv import (
     _lift,
     _shape_text,
     _single,
+    check_arguments,
     finish_convolution,
     pair,
 )
@@ -55,34 +55,6 @@ def _args(nd: int, stride, padding, output_padding, dilation) -> tuple:
         pair(output_padding, "output_padding"),
         pair(dilation, "dilation"),
     )
-
-
-def _check(x, w: Tensor, b, args: tuple, groups: int, nd: int) -> None:
-    """PyTorch's checks of a transposed convolution, in its order."""
-    stride, pad, opad, dil = args
-    name = f"conv_transpose{nd}d"
-    if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{name}() received an invalid combination of arguments - got ({type(x).__name__}, ...)"
-        )
-    if x._data.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(
-            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
-            f"input of size: {_shape_text(x._data.shape)}"
-        )
-    if any(v <= 0 for v in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(v < 0 for v in pad):
-        raise RuntimeError("negative padding is not supported")
-    if any(v < 0 for v in opad):
-        raise RuntimeError("negative output_padding is not supported")
-    if any(v <= 0 for v in dil):
-        raise RuntimeError("dilation should be greater than zero")
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    check_same_device(x, w)
-    if b is not None:
-        check_same_device(x, b)
 
 
 def _check_shapes(xs: tuple, w: Tensor, b, args: tuple, groups: int, nd: int) -> tuple:
@@ -153,7 +125,8 @@ def _check_dtypes(x: Tensor, w: Tensor, b) -> None:
 def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, nd):
     """conv_transpose1d/2d: 1-d runs as images of height 1."""
     args = _args(nd, stride, padding, output_padding, dilation)
-    _check(x, weight, bias, args, groups, nd)
+    stride, pad, opad, dil = args
+    check_arguments(x, weight, bias, stride, pad, dil, groups, nd, output_padding=opad)
     unbatched = x._data.ndim == nd + 1
     if unbatched:
         x = x.unsqueeze(0)

@@ -148,6 +148,11 @@ def _scatter_to_indices(xp, g, idx, in_shape):
 class MaxPool2DWithIndicesBackward0(Node):
     """d max_pool2d: each output's gradient goes to the input element it took."""
 
+    @property
+    def double_backward(self) -> type:
+        """The node its own backward records under create_graph."""
+        return MaxPool2DWithIndicesBackwardBackward0
+
     def backward(self, g):
         x = self.saved("self")
         idx = self.saved("result1")
@@ -159,7 +164,7 @@ class MaxPool2DWithIndicesBackward0(Node):
         r = _scatter_to_indices(xp, gd, id4, shape)
         gx = wrap(as_array(r.reshape(x._data.shape)), x._dtype)
         if needs_grad(g, x):  # create_graph: PyTorch's node, with edges to g and self
-            node = MaxPool2DWithIndicesBackwardBackward0()
+            node = self.double_backward()
             node.save("indices", idx)
             node.self_meta = (x._data.shape, x._dtype)
             record(node, (g, x), gx)
