@@ -4,11 +4,9 @@ computes it. The official MNIST example trains with it (and StepLR)."""
 
 from __future__ import annotations
 
-from gradshell.core import dtypes
 from gradshell.core.device import array_module
-from gradshell.core.tensor import wrap
 from gradshell.torch.optim import _fused
-from gradshell.torch.optim.optimizer import Optimizer
+from gradshell.torch.optim.optimizer import Optimizer, scalar_state, zeros_state
 
 
 class Adadelta(Optimizer):
@@ -58,9 +56,9 @@ class Adadelta(Optimizer):
         t = data.dtype.type
         state = self.state[p]
         if not state:
-            state["step"] = wrap(xp.zeros((), dtypes.float32.np), dtypes.float32)
-            state["square_avg"] = wrap(xp.zeros_like(data), p._dtype)
-            state["acc_delta"] = wrap(xp.zeros_like(data), p._dtype)
+            state["step"] = scalar_state(p)
+            state["square_avg"] = zeros_state(p)
+            state["acc_delta"] = zeros_state(p)
         state["step"]._data += 1
         if group["maximize"]:
             grad = -grad

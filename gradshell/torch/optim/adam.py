@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core import dtypes, kernels
+from gradshell.core import kernels
 from gradshell.core.device import array_module
 from gradshell.core.fma import fma64
 from gradshell.core.kernels.fp32 import fma as fma32
-from gradshell.core.tensor import wrap
-from gradshell.torch.optim.optimizer import Optimizer
+from gradshell.torch.optim.optimizer import Optimizer, scalar_state, zeros_state
 
 
 class Adam(Optimizer):
@@ -75,11 +74,11 @@ class Adam(Optimizer):
         wd = group["weight_decay"]
         state = self.state[p]
         if not state:
-            state["step"] = wrap(xp.zeros((), dtypes.float32.np), dtypes.float32)
-            state["exp_avg"] = wrap(xp.zeros_like(data), p._dtype)
-            state["exp_avg_sq"] = wrap(xp.zeros_like(data), p._dtype)
+            state["step"] = scalar_state(p)
+            state["exp_avg"] = zeros_state(p)
+            state["exp_avg_sq"] = zeros_state(p)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = wrap(xp.zeros_like(data), p._dtype)
+                state["max_exp_avg_sq"] = zeros_state(p)
         if group["maximize"]:
             grad = -grad
         step_t = state["step"]

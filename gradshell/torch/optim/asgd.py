@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core import dtypes
-from gradshell.core.device import array_module
-from gradshell.core.tensor import wrap
 from gradshell.torch.optim import _fused
 from gradshell.torch.optim._checks import no_special_modes
-from gradshell.torch.optim.optimizer import Optimizer
+from gradshell.torch.optim.optimizer import Optimizer, scalar_state, zeros_state
 
 
 class ASGD(Optimizer):
@@ -51,16 +48,14 @@ class ASGD(Optimizer):
 
     def _update(self, p, grad, group) -> None:
         data = p._data
-        xp = array_module(data)
         t = data.dtype.type
-        f32 = dtypes.float32
         lr, lambd = group["lr"], group["lambd"]
         state = self.state[p]
         if not state:
-            state["step"] = wrap(xp.zeros((), f32.np), f32)
-            state["eta"] = wrap(xp.asarray(lr, dtype=f32.np), f32)
-            state["mu"] = wrap(xp.ones((), f32.np), f32)
-            state["ax"] = wrap(xp.zeros_like(data), p._dtype)
+            state["step"] = scalar_state(p)
+            state["eta"] = scalar_state(p, lr)
+            state["mu"] = scalar_state(p, 1)
+            state["ax"] = zeros_state(p)
         if group["maximize"]:
             grad = -grad
         state["step"]._data += 1

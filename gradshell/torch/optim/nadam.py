@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradshell.core import dtypes
 from gradshell.core.device import array_module
-from gradshell.core.tensor import wrap
 from gradshell.torch.optim import _fused
 from gradshell.torch.optim._checks import check_adam_like, no_special_modes
-from gradshell.torch.optim.optimizer import Optimizer
+from gradshell.torch.optim.optimizer import Optimizer, scalar_state, zeros_state
 
 
 class NAdam(Optimizer):
@@ -58,11 +56,10 @@ class NAdam(Optimizer):
         beta1, beta2 = group["betas"]
         state = self.state[p]
         if not state:
-            f32 = dtypes.float32
-            state["step"] = wrap(xp.zeros((), f32.np), f32)
-            state["mu_product"] = wrap(xp.ones((), f32.np), f32)
-            state["exp_avg"] = wrap(xp.zeros_like(data), p._dtype)
-            state["exp_avg_sq"] = wrap(xp.zeros_like(data), p._dtype)
+            state["step"] = scalar_state(p)
+            state["mu_product"] = scalar_state(p, 1)
+            state["exp_avg"] = zeros_state(p)
+            state["exp_avg_sq"] = zeros_state(p)
         if group["maximize"]:
             grad = -grad
         state["step"]._data += 1

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections import defaultdict
 from copy import deepcopy
 
-from gradshell.core.tensor import Tensor
+from gradshell.core import dtypes
+from gradshell.core.device import array_module
+from gradshell.core.tensor import Tensor, wrap
 
 
 class _RequiredParameter:
@@ -18,6 +20,17 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+
+def scalar_state(p: Tensor, value: float = 0) -> Tensor:
+    """A float32 0-d tensor beside parameter `p` (PyTorch's `step`, `eta`, `mu` state)."""
+    f32 = dtypes.float32
+    return wrap(array_module(p._data).full((), value, f32.np), f32)
+
+
+def zeros_state(p: Tensor) -> Tensor:
+    """Zeros shaped and typed as parameter `p` (a moment buffer)."""
+    return wrap(array_module(p._data).zeros_like(p._data), p._dtype)
 
 
 class Optimizer:

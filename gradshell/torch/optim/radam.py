@@ -4,12 +4,10 @@ implementation computes it."""
 
 from __future__ import annotations
 
-from gradshell.core import dtypes
 from gradshell.core.device import array_module
-from gradshell.core.tensor import wrap
 from gradshell.torch.optim import _fused
 from gradshell.torch.optim._checks import check_adam_like, no_special_modes
-from gradshell.torch.optim.optimizer import Optimizer
+from gradshell.torch.optim.optimizer import Optimizer, scalar_state, zeros_state
 
 
 class RAdam(Optimizer):
@@ -53,9 +51,9 @@ class RAdam(Optimizer):
         beta1, beta2 = group["betas"]
         state = self.state[p]
         if not state:
-            state["step"] = wrap(xp.zeros((), dtypes.float32.np), dtypes.float32)
-            state["exp_avg"] = wrap(xp.zeros_like(data), p._dtype)
-            state["exp_avg_sq"] = wrap(xp.zeros_like(data), p._dtype)
+            state["step"] = scalar_state(p)
+            state["exp_avg"] = zeros_state(p)
+            state["exp_avg_sq"] = zeros_state(p)
         if group["maximize"]:
             grad = -grad
         state["step"]._data += 1

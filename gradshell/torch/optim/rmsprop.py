@@ -4,11 +4,9 @@ implementation computes it."""
 
 from __future__ import annotations
 
-from gradshell.core import dtypes
 from gradshell.core.device import array_module
-from gradshell.core.tensor import wrap
 from gradshell.torch.optim import _fused
-from gradshell.torch.optim.optimizer import Optimizer
+from gradshell.torch.optim.optimizer import Optimizer, scalar_state, zeros_state
 
 
 class RMSprop(Optimizer):
@@ -63,12 +61,12 @@ class RMSprop(Optimizer):
         t = data.dtype.type
         state = self.state[p]
         if not state:
-            state["step"] = wrap(xp.zeros((), dtypes.float32.np), dtypes.float32)
-            state["square_avg"] = wrap(xp.zeros_like(data), p._dtype)
+            state["step"] = scalar_state(p)
+            state["square_avg"] = zeros_state(p)
             if group["momentum"] > 0:
-                state["momentum_buffer"] = wrap(xp.zeros_like(data), p._dtype)
+                state["momentum_buffer"] = zeros_state(p)
             if group["centered"]:
-                state["grad_avg"] = wrap(xp.zeros_like(data), p._dtype)
+                state["grad_avg"] = zeros_state(p)
         if group["maximize"]:
             grad = -grad
         state["step"]._data += 1
