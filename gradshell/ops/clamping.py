@@ -23,7 +23,7 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
-from gradshell.ops.explanation import Ctx, Formula, Local, needs, num
+from gradshell.ops.explanation import BACKWARD_OF_BACKWARD, Ctx, Formula, Local, needs, num
 from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.inplace import apply_inplace
 from gradshell.ops.scalar import div_scalar
@@ -424,9 +424,7 @@ class HardtanhBackwardBackward0(FusedBackward):
             zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
         )
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def hardtanh_backward(g: Tensor, x: Tensor, min_val, max_val) -> Tensor:

@@ -26,6 +26,7 @@ from gradshell.ops.base import (
     record,
     wrap,
 )
+from gradshell.ops.explanation import BACKWARD_OF_BACKWARD
 from gradshell.ops.padding import constant_pad_nd
 
 __all__ = ["conv1d", "conv2d", "pair", "conv_output_size"]
@@ -247,9 +248,7 @@ class ConvolutionBackwardBackward0(Node):
             dw = wrap(as_array(_drop(r, p)), w._dtype)
         return dg, dx, dw
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def _crop(a, shape: tuple):

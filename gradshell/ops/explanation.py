@@ -24,6 +24,11 @@ import numpy as np
 from gradshell.core.device import to_numpy
 from gradshell.core.tensor import Tensor
 
+#: why a node of a second derivative (a backward differentiated) has no formula
+BACKWARD_OF_BACKWARD = (
+    "the backward of a backward (create_graph=True): %explain explains first-order nodes"
+)
+
 
 def number(v: Any) -> str:
     """A short decimal for one number: 4.5, 0.25, 6, 1e-05, nan."""

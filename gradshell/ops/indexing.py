@@ -27,6 +27,7 @@ from gradshell.ops.base import (
 )
 from gradshell.ops.base import broadcast_fail as _broadcast_fail
 from gradshell.ops.explanation import (
+    BACKWARD_OF_BACKWARD,
     Ctx,
     Formula,
     Local,
@@ -141,9 +142,7 @@ class IndexPutImplBackward0(Node):
     def backward(self, gg):
         return (wrap(as_array(gg._data[self.key]), gg._dtype),)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def index_backward(g: Tensor, input_shape: tuple, key) -> Tensor:

@@ -14,6 +14,7 @@ from gradshell.core.autograd import Node, needs_grad, record
 from gradshell.core.device import array_module
 from gradshell.core.tensor import Tensor, wrap
 from gradshell.ops.base import FLOAT, as_array
+from gradshell.ops.explanation import BACKWARD_OF_BACKWARD
 
 
 class NativeLayerNormBackward0(Node):
@@ -69,9 +70,7 @@ class NativeLayerNormBackwardBackward0(Node):
     intermediate ops: the values agree, the inner nodes of a third derivative do not.)"""
 
     num_outputs = 3
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
     def backward(self, ggx, ggw, ggb):
         g = self.saved("grad_out")

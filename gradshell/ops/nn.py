@@ -35,6 +35,7 @@ from gradshell.ops.base import (
     wrap_dim,
 )
 from gradshell.ops.explanation import (
+    BACKWARD_OF_BACKWARD,
     Ctx,
     Formula,
     Local,
@@ -140,9 +141,7 @@ class LeakyReluBackwardBackward0(FusedBackward):
             unary.zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
         )
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def leaky_relu_backward(g: Tensor, x: Tensor, negative_slope) -> Tensor:
@@ -209,9 +208,7 @@ class GeluBackwardBackward0(FusedBackward):
             gx = gg * g * _gelu_second_derivative(x, self.approximate)
         return (gelu_backward(gg, x, self.approximate) if wanted[0] else None), gx
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
@@ -320,9 +317,7 @@ class EluBackwardBackward0(FusedBackward):
                 gv = elu_backward(scaled, self, False, v) * neg
         return (elu_backward(gg, self, self.is_result, v) if wanted[0] else None), gv
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def elu_backward(g: Tensor, params, is_result: bool, v: Tensor) -> Tensor:
@@ -482,9 +477,7 @@ class SoftmaxBackwardDataBackward0(FusedBackward):
                 gy = g * gg - (y * g).sum(d, keepdim=True) * gg - g * (y * gg).sum(d, keepdim=True)
         return (softmax_backward_data(gg, y, d) if wanted[0] else None), gy
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
@@ -543,9 +536,7 @@ class LogSoftmaxBackwardDataBackward0(FusedBackward):
             gg_g = gg * 0
         return gg_g, gy
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def log_softmax_backward_data(g: Tensor, y: Tensor, dim: int) -> Tensor:
@@ -777,9 +768,7 @@ class MseLossBackwardBackward0(FusedBackward):
             gt = -_mse_double_backward(gg * g, reduction, x._data.size)
         return gg_g, gx, gt
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def _mse_double_backward(g: Tensor, reduction: str, count: int) -> Tensor:
@@ -900,9 +889,7 @@ class SmoothL1LossBackwardBackward0(FusedBackward):
             gt = -_smooth_l1_double_backward(gg * g, x, t, reduction, beta)
         return gg_g, gx, gt
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def _smooth_l1_double_backward(g: Tensor, x: Tensor, t: Tensor, reduction: str, beta):
@@ -1045,9 +1032,7 @@ class BinaryCrossEntropyBackwardBackward0(FusedBackward):
             gt = scalar.div_scalar(gt, n) if n != 1 else gt
         return gg_g, gx, gt
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def bce_backward(grad_output: Tensor, g: Tensor, x: Tensor, t: Tensor, w, reduction: str):
@@ -1322,9 +1307,7 @@ class NllLossBackwardBackward0(FusedBackward):
         gx = unary.zeros_like_grad(gg) if wanted[1] else None  # PyTorch: zeros_like(grad)
         return gg_g, gx
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):

@@ -21,7 +21,7 @@ from gradshell.ops.base import (
     record,
     wrap,
 )
-from gradshell.ops.explanation import Ctx, Formula, Local
+from gradshell.ops.explanation import BACKWARD_OF_BACKWARD, Ctx, Formula, Local
 from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.registry import op
 
@@ -134,9 +134,7 @@ class _PadBackwardBackward(FusedBackward):
         zeros = wrap(as_array(array_module(x._data).zeros(x._data.shape, x._data.dtype)), x._dtype)
         return again, (zeros if wanted[1] else None)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class ReflectionPad1DBackwardBackward0(_PadBackwardBackward):

@@ -25,6 +25,7 @@ from gradshell.ops.base import (
 )
 from gradshell.ops.conv import pair, scatter_windows, windows
 from gradshell.ops.explanation import (
+    BACKWARD_OF_BACKWARD,
     Ctx,
     Formula,
     Local,
@@ -198,9 +199,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
         dg = wrap(as_array(r.reshape(idx.shape)), gg._dtype)
         return dg, _zeros(xp, *self.self_meta)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def _zeros(xp, shape, dtype) -> Tensor:
@@ -331,9 +330,7 @@ class AvgPool2DBackwardBackward0(Node):
         xp = array_module(gg._data)
         return avg_pool2d(gg, *self.forward_args), _zeros(xp, *self.self_meta)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def avg_pool2d(
@@ -434,9 +431,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
         xp = array_module(gg._data)
         return adaptive_avg_pool2d(gg, self.output_size), _zeros(xp, *self.self_meta)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002 - PyTorch's name

@@ -27,6 +27,7 @@ from gradshell.ops.base import (
     wrap_dim,
 )
 from gradshell.ops.explanation import (
+    BACKWARD_OF_BACKWARD,
     Ctx,
     Formula,
     Local,
@@ -583,17 +584,13 @@ class SelectBackwardBackward0(Node):
     def backward(self, gg):
         return (gg[self.key],)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class SliceBackwardBackward0(SelectBackwardBackward0):
     """The gradient of slice_backward is the slice of the gradient."""
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def embed(g: Tensor, shape: tuple, key, node_cls) -> Tensor:
@@ -1406,9 +1403,7 @@ class DiagonalBackwardBackward0(Node):
     def backward(self, gg):
         return (diagonal(gg, self.offset, self.dim1, self.dim2),)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def _diag_index(shape: tuple, offset: int, d1: int, d2: int):

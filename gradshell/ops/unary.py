@@ -24,6 +24,7 @@ from gradshell.ops.base import (
     wrap,
 )
 from gradshell.ops.explanation import (
+    BACKWARD_OF_BACKWARD,
     Ctx,
     Formula,
     Local,
@@ -406,9 +407,7 @@ class TanhBackwardBackward0(FusedBackward):
             gg * (_mul_scalar(y, -2) * g) if wanted[1] else None,
         )
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
@@ -455,9 +454,7 @@ class SigmoidBackwardBackward0(FusedBackward):
             gg * g * _add_scalar(_mul_scalar(y, -2), 1) if wanted[1] else None,
         )
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
@@ -519,9 +516,7 @@ class ThresholdBackwardBackward0(FusedBackward):
             zeros_like_grad(gg) if wanted[1] else None,  # PyTorch: zeros_like(grad)
         )
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def threshold_backward(g: Tensor, x: Tensor, threshold) -> Tensor:
@@ -870,9 +865,7 @@ class SoftplusBackwardBackward0(FusedBackward):
             gx = _mul_scalar(sigmoid_backward(gg * g, sigmoid(bx)) * mask, beta)
         return (softplus_backward(gg, x, beta, threshold) if wanted[0] else None), gx
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 def softplus_backward(g: Tensor, x: Tensor, beta, threshold) -> Tensor:

@@ -30,7 +30,7 @@ from gradshell.ops.base import (
     record,
     wrap,
 )
-from gradshell.ops.explanation import Ctx, Formula, Local
+from gradshell.ops.explanation import BACKWARD_OF_BACKWARD, Ctx, Formula, Local
 from gradshell.ops.fused import FusedBackward, fused
 from gradshell.ops.pooling import adaptive_avg_pool2d
 
@@ -129,9 +129,7 @@ class _UpsampleBackwardBackward(FusedBackward):
     def grads(self, gg, wanted, g):
         return (_upsampled(gg, self.params) if wanted[0] else None,)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class _UpsampleBackward(Node):
@@ -167,61 +165,58 @@ class _UpsampleBackward(Node):
         )
 
 
-_DOUBLE = "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-
-
 class UpsampleNearest1DBackwardBackward0(_UpsampleBackwardBackward):
     """upsample_nearest1d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleNearest2DBackwardBackward0(_UpsampleBackwardBackward):
     """upsample_nearest2d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleNearest3DBackwardBackward0(_UpsampleBackwardBackward):
     """upsample_nearest3d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleNearestExact1DBackwardBackward0(_UpsampleBackwardBackward):
     """_upsample_nearest_exact1d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleNearestExact2DBackwardBackward0(_UpsampleBackwardBackward):
     """_upsample_nearest_exact2d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleNearestExact3DBackwardBackward0(_UpsampleBackwardBackward):
     """_upsample_nearest_exact3d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleLinear1DBackwardBackward0(_UpsampleBackwardBackward):
     """upsample_linear1d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleBilinear2DBackwardBackward0(_UpsampleBackwardBackward):
     """upsample_bilinear2d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleTrilinear3DBackwardBackward0(_UpsampleBackwardBackward):
     """upsample_trilinear3d_backward differentiated."""
 
-    no_explanation = _DOUBLE
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class UpsampleNearest1DBackward0(_UpsampleBackward):

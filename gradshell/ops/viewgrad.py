@@ -21,7 +21,7 @@ from gradshell.core import grad_mode
 from gradshell.core.autograd import InvalidView
 from gradshell.core.engine import register_retain_grad
 from gradshell.ops.base import Node, Tensor, array_module, needs_grad, record, wrap
-from gradshell.ops.explanation import Ctx, Formula, Local
+from gradshell.ops.explanation import BACKWARD_OF_BACKWARD, Ctx, Formula, Local
 
 NO_GRAD = "no_grad"
 MULTI = "multi"
@@ -219,9 +219,7 @@ class AsStridedScatterBackward0(Node):
     def backward(self, gg):
         return (gather(gg, self.geometry),)
 
-    no_explanation = (
-        "the backward of a backward (create_graph=True): %explain explains first-order nodes"
-    )
+    no_explanation = BACKWARD_OF_BACKWARD
 
 
 class CopySlices(Node):
