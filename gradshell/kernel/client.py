@@ -17,7 +17,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,12 +24,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from gradshell.core.era import STYLES
+from gradshell.kernel.environment import kernel_environment
 from gradshell.kernel.protocol import (
     Closed,
     MessageTooLarge,
     ProtocolError,
     Reader,
     write_message,
+)
+from gradshell.kernel.visible import visible_tree
+from gradshell.kernel.workspace import (
+    WorkspaceError,
+    default_workspace,
+    prepare_workspace,
+    private_temp_dir,
 )
 from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
 from gradshell.shell.session import CellResult, Prompts, source_is_complete
@@ -114,6 +121,7 @@ class KernelSession(Prompts):
         display_hints: dict[str, Any] | None = None,
         interactive: bool | None = None,
         on_graph: Callable[[str], None] | None = None,
+        workdir: Path | str | None = None,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -148,9 +156,19 @@ class KernelSession(Prompts):
         self.execution_count = 0
         #: What the kernel said about its sandbox layers (filled when it is ready).
         self.layers: dict[str, str] = {}
-        #: Where learner code may write (the session directory, or a private scratch
-        #: directory when the kernel runs as another user).
+        #: The workspace asked for (`--workdir`); None: `gradshell-files/` under the
+        #: session directory, or a private one when that cannot be written.
+        self.workdir = Path(workdir) if workdir is not None else None
+        #: Where learner code may write: its workspace (relative paths resolve there).
         self.writable_dir: Path = self.policy.session_dir
+        #: The kernel's private temporary folder (TMPDIR; the re-run after a restart
+        #: writes there); made with the first kernel, removed by close().
+        self.temp_dir: Path | None = None
+        #: Folders of the session directory too large to check for hidden names, left
+        #: unreadable by the last kernel.
+        self.unchecked_dirs: list[Path] = []
+        #: The learner's variable names as the kernel last reported them.
+        self.names: list[str] = []
         self.restarts = 0
         self._finished: list[_Finished] = []
         self._replaying = False
@@ -164,17 +182,24 @@ class KernelSession(Prompts):
 
     # -- the process ---------------------------------------------------------------------
     def _spawn(self) -> None:
-        """Start a kernel process (it imports and confines itself while we go on)."""
+        """Start a kernel process (it imports and confines itself while we go on).
+
+        It starts clean: Python's isolated mode (no current or script directory on the
+        import path, no PYTHON* variables, no user site), a working directory learner
+        code cannot write, and an allow-listed environment. Files an earlier kernel
+        planted (a `json.py`, a `gradshell/` package) are therefore never imported."""
         self.writable_dir = self._choose_writable_dir()
-        env = dict(os.environ)
-        env["TMPDIR"] = str(self.writable_dir)
-        env.pop("PYTHONSTARTUP", None)
+        if self.temp_dir is None:
+            self.temp_dir = private_temp_dir()
+        env = kernel_environment(
+            os.environ, temp_dir=self.temp_dir, home=self.writable_dir, gpu=self.device != "cpu"
+        )
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "gradshell.kernel"],
+            [sys.executable, "-I", "-m", "gradshell.kernel"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None if os.environ.get("GRADSHELL_KERNEL_DEBUG") else subprocess.DEVNULL,
-            cwd=self.writable_dir,
+            cwd=os.path.abspath(os.sep),
             env=env,
             start_new_session=True,  # the terminal's Ctrl-C reaches the front end only
         )
@@ -198,29 +223,40 @@ class KernelSession(Prompts):
                 "rich_display": self.on_graph is not None,
                 "sandbox": self._sandbox_policy(),
                 "files": self.policy.to_dict(),
+                "workspace": str(self.writable_dir),
+                "temp_dir": str(self.temp_dir),
             }
         )
 
     def _choose_writable_dir(self) -> Path:
-        """The session directory, unless the kernel will run as another user (started
-        as root, it drops to 'nobody') or cannot write there: then a private scratch
-        directory that is removed when the session ends."""
-        session_dir = self.policy.session_dir
-        if self.sandbox and os.geteuid() != 0 and os.access(session_dir, os.W_OK):
-            return session_dir
-        if not self.sandbox and os.access(session_dir, os.W_OK):
-            return session_dir
+        """The workspace: `--workdir`, else `gradshell-files/` under the session
+        directory, else (a session directory that cannot be written) a private folder
+        removed when the session ends."""
+        wanted = self.workdir or default_workspace(self.policy.session_dir)
+        if wanted is not None:
+            try:
+                return prepare_workspace(wanted)
+            except WorkspaceError:
+                if self.workdir is not None:
+                    raise
         if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="gradshell-session-"))
-            self._scratch.chmod(0o700)
+            self._scratch = private_temp_dir()
         return self._scratch
 
     def _sandbox_policy(self) -> dict[str, Any] | None:
         if not self.sandbox:
             return None
+        reads: list[Path] = []
+        self.unchecked_dirs = []
+        for root in self.policy.roots():
+            tree = visible_tree(root)
+            reads += tree.paths
+            self.unchecked_dirs += tree.unchecked
+        assert self.temp_dir is not None
         return {
             "writable_dir": str(self.writable_dir),
-            "read_dirs": [str(p) for p in self.policy.roots()],
+            "write_dirs": [str(self.temp_dir)],
+            "read_dirs": [str(p) for p in reads],
             "memory_bytes": self.memory_bytes,
             "cpu_seconds": None,
             "max_file_bytes": 256 * 1024**2,
@@ -322,9 +358,10 @@ class KernelSession(Prompts):
                 pass
         self._kill()
         self._proc = None
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        for folder in (self._scratch, self.temp_dir):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self._scratch = self.temp_dir = None
 
     def __enter__(self) -> KernelSession:
         return self
@@ -462,6 +499,9 @@ class KernelSession(Prompts):
         count = state.get("execution_count")
         if type(count) is int and count >= 0:
             self.execution_count = count
+        names = state.get("names")
+        if isinstance(names, list) and all(type(n) is str for n in names):
+            self.names = [n for n in names if n.isidentifier()]
 
     def _exchange(
         self, request: dict[str, Any], collected: list[str], limit: float | None
@@ -647,11 +687,13 @@ class KernelSession(Prompts):
     def _replay_finished(self) -> str:
         """Re-run the inputs that had finished, quietly; says what came back."""
         history = list(self._finished)
+        before = list(self.names)
         if not history:
             return "gradshell: no earlier inputs to restore; the failed statement's work was lost."
         saved_stream, saved_err = self.stream, self.error_stream
         self.stream = self.error_stream = None
         self._replaying = True
+        self.names = []
         restored: list[_Finished] = []
         budget_end = time.monotonic() + RECOVERY_BUDGET
         try:
@@ -667,6 +709,7 @@ class KernelSession(Prompts):
                             "source": item.source,
                             "filename": item.filename,
                             "live": False,
+                            "replay": True,
                         },
                         [],
                         self.time_limit or 30.0,
@@ -678,6 +721,7 @@ class KernelSession(Prompts):
                     except (KernelLost, KernelStartError, OSError):
                         pass
                     break
+                self._mirror(reply.get("state") or {})
                 # Only an input that finished cleanly again counts as restored (a Ctrl-C
                 # or an error this time leaves what it made missing).
                 if not reply.get("error"):
@@ -687,17 +731,38 @@ class KernelSession(Prompts):
             self._replay_inputs = []
             self.stream, self.error_stream = saved_stream, saved_err
         self._finished = restored
-        done = len(restored)
-        if done == len(history):
-            return (
-                f"gradshell: your variables came back by re-running the {done} earlier "
-                f"input{'s' if done != 1 else ''} that finished without an error; "
-                "what the failed statement did was lost."
-            )
-        return (
-            f"gradshell: {done} of the {len(history)} earlier inputs that had finished "
-            "could be re-run; what the others made was lost."
+        return _restored_words(len(restored), len(history), before, self.names)
+
+
+def _restored_words(done: int, total: int, before: list[str], after: list[str]) -> str:
+    """What the quiet re-run brought back, in words: how many inputs, which variables
+    came back and which did not (its prints and file writes were not repeated)."""
+    if done == total:
+        head = (
+            f"gradshell: your variables came back by re-running the {done} earlier "
+            f"input{'s' if done != 1 else ''} that finished without an error "
+            "(quietly: nothing printed or written again); what the failed statement did "
+            "was lost."
         )
+    else:
+        head = (
+            f"gradshell: {done} of the {total} earlier inputs that had finished could be "
+            "re-run (quietly: nothing printed or written again); what the others made "
+            "was lost."
+        )
+    back = [n for n in before if n in after]
+    lost = [n for n in before if n not in after]
+    lines = [head]
+    if back:
+        lines.append(f"gradshell: back: {_name_list(back)}")
+    if lost:
+        lines.append(f"gradshell: not back: {_name_list(lost)}")
+    return "\n".join(lines)
+
+
+def _name_list(names: list[str], most: int = 20) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _at_a_terminal() -> bool:

@@ -39,7 +39,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradshell.kernel import landlock, linux, seccomp
@@ -70,6 +70,7 @@ class ConfinePolicy:
     max_file_bytes: int  # RLIMIT_FSIZE
     max_open_files: int  # RLIMIT_NOFILE
     drop_to_uid: int | None = None  # None: when running as root, drop to 'nobody'
+    write_dirs: list[Path] = field(default_factory=list)  # more writable folders (TMPDIR)
 
 
 @dataclass
@@ -176,7 +177,7 @@ def confine(policy: ConfinePolicy) -> ConfineReport:
             landlock.restrict,
             abi,
             [p for p in reads if str(p) not in dict(_DEVICES)],
-            [Path(policy.scratch_dir)],
+            [Path(policy.scratch_dir), *map(Path, policy.write_dirs)],
             [(Path(p), writable) for p, writable in _DEVICES],
         )
     layers["seccomp"] = seccomp_missing or _apply("seccomp", seccomp.install)
@@ -358,7 +359,8 @@ def _drop_privileges(policy: ConfinePolicy, reads: list[Path], landlocked: bool)
             raise RuntimeError(f"cannot switch to uid {policy.drop_to_uid}: not running as root")
         return f"uid {os.getuid()} (not root, nothing to drop); no_new_privs"
     uid, gid = _target_user(policy.drop_to_uid)
-    _chown_tree(Path(policy.scratch_dir), uid, gid)
+    for folder in (policy.scratch_dir, *policy.write_dirs):
+        _chown_tree(Path(folder), uid, gid)
     unreachable = [p for p in reads if not _reachable(p, uid, gid)]
     if not _reachable(Path(policy.scratch_dir), uid, gid):
         unreachable.append(Path(policy.scratch_dir))

@@ -24,6 +24,8 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,9 @@ MAX_RESULT_TEXT = 4 << 20
 
 #: The most characters of an input() prompt sent to the front end.
 MAX_PROMPT = 1 << 16
+
+#: The most variable names one state message carries.
+MAX_NAMES = 2000
 
 
 class Channel:
@@ -193,15 +198,53 @@ class Kernel:
         self._tutor_sessions: set[int] = set()
 
     def open_files_within(self, start: dict[str, Any]) -> None:
-        """torch.save/torch.load: relative paths in the writable directory, every path
-        inside it or the session's directories (the sandbox enforces the same)."""
+        """torch.save/torch.load: relative paths in the workspace (a file to read that is
+        not there is looked for in the session directory), every path inside the
+        workspace or the session's directories (the sandbox enforces the same)."""
         from gradshell.shell.files import PathPolicy, make_opener
         from gradshell.torch import serialization
 
         files = dict(start.get("files") or {})
         session_dir = Path(files.get("session_dir") or os.getcwd())
         policy = PathPolicy(session_dir, [Path(p) for p in files.get("allowed", [])])
-        serialization.file_opener = make_opener(policy, Path(os.getcwd()))
+        self.workspace = Path(os.getcwd())
+        self.opener = make_opener(policy, self.workspace)
+        self.policy = policy
+        serialization.file_opener = self.opener
+        temp = start.get("temp_dir")
+        self.replay_dir = Path(temp) / "replay" if temp else None
+
+    @contextmanager
+    def writes_thrown_away(self, replaying: bool) -> Iterator[None]:
+        """While `replaying` (the quiet re-run of earlier inputs after a restart), the
+        code's writes land in a throwaway folder, not the workspace: a `torch.save` or
+        a file written by code that already ran once must not happen twice. Reads find
+        what the re-run wrote, then the workspace's and the session's files as usual."""
+        if not replaying or self.replay_dir is None:
+            yield
+            return
+        from gradshell.shell.files import make_opener
+        from gradshell.torch import serialization
+
+        self.replay_dir.mkdir(exist_ok=True)
+        scratch = make_opener(self.policy, self.replay_dir)
+        usual = self.opener
+
+        def replay_opener(path: str, mode: str) -> Any:
+            relative = not Path(path).expanduser().is_absolute()
+            if relative and "r" in mode and not (self.replay_dir / path).exists():
+                return usual(path, mode)
+            return scratch(path, mode)
+
+        replay_opener.roots = [self.replay_dir, *usual.roots]  # type: ignore[attr-defined]
+        replay_opener.session_dir = usual.session_dir  # type: ignore[attr-defined]
+        serialization.file_opener = replay_opener
+        os.chdir(self.replay_dir)
+        try:
+            yield
+        finally:
+            serialization.file_opener = usual
+            os.chdir(self.workspace)
 
     # -- learner-facing services ---------------------------------------------------------
     def _install_input(self, session: Any) -> None:
@@ -240,6 +283,8 @@ class Kernel:
             "viz": s.viz,
             "execution_count": s.execution_count,
             "time_limit": s.time_limit,
+            # what came back after a restart is told by name (the first MAX_NAMES)
+            "names": sorted(map(str, s.variables()))[:MAX_NAMES],
         }
         tutor = self.tutor
         if tutor is not None:
@@ -290,7 +335,8 @@ class Kernel:
         live = bool(request.get("live", True))
         self.session.stream = self.out if live else None
         self.session.error_stream = None
-        return self._run(lambda: self.session.run_cell(request["source"], display=True))
+        with self.writes_thrown_away(bool(request.get("replay"))):
+            return self._run(lambda: self.session.run_cell(request["source"], display=True))
 
     def _op_run_script(self, request: dict[str, Any]) -> dict[str, Any]:
         self._apply_display(request)
@@ -299,7 +345,8 @@ class Kernel:
         self.session.error_stream = self.err if live else None
         filename = str(request.get("filename", "<string>"))
         self.session.filename = filename
-        return self._run(lambda: self.session.run_script(request["source"], filename))
+        with self.writes_thrown_away(bool(request.get("replay"))):
+            return self._run(lambda: self.session.run_script(request["source"], filename))
 
     def _op_tutor_start(self, request: dict[str, Any]) -> dict[str, Any]:
         self._apply_display(request)
@@ -477,24 +524,38 @@ def _warm_up(session_viz: bool) -> None:
 
 
 def _confine(start: dict[str, Any]) -> dict[str, str]:
-    """Apply the sandbox the start message asks for; the layers that hold, in words."""
+    """Check where every module came from, apply the sandbox the start message asks for,
+    and move into the workspace; the layers that hold, in words."""
+    from gradshell.kernel.confine import default_read_dirs
+    from gradshell.kernel.provenance import untrusted_imports
+
+    writable = [Path(p) for p in (start.get("workspace"), start.get("temp_dir")) if p]
+    found = untrusted_imports(default_read_dirs(), writable)
+    if found:
+        raise RuntimeError(
+            "the kernel refuses to start: it loaded code from outside gradshell's and "
+            f"Python's read-only folders ({'; '.join(found[:5])})"
+        )
     policy_data = start.get("sandbox")
     if not policy_data:
-        return {"sandbox": "off (the front end asked for none)"}
-    try:
-        from gradshell.kernel.confine import ConfinePolicy, confine, default_read_dirs
-    except ImportError as exc:  # pragma: no cover - the module ships with gradshell
-        return {"sandbox": f"not available: {exc}"}
-    reads = default_read_dirs() + [Path(p) for p in policy_data.get("read_dirs", [])]
-    policy = ConfinePolicy(
-        scratch_dir=Path(policy_data["writable_dir"]),
-        read_dirs=reads,
-        memory_bytes=policy_data.get("memory_bytes"),
-        cpu_seconds=policy_data.get("cpu_seconds"),
-        max_file_bytes=int(policy_data.get("max_file_bytes", 256 * 1024**2)),
-        max_open_files=int(policy_data.get("max_open_files", 256)),
-    )
-    return dict(confine(policy).layers)
+        layers = {"sandbox": "off (the front end asked for none)"}
+    else:
+        from gradshell.kernel.confine import ConfinePolicy, confine
+
+        reads = default_read_dirs() + [Path(p) for p in policy_data.get("read_dirs", [])]
+        policy = ConfinePolicy(
+            scratch_dir=Path(policy_data["writable_dir"]),
+            read_dirs=reads,
+            memory_bytes=policy_data.get("memory_bytes"),
+            cpu_seconds=policy_data.get("cpu_seconds"),
+            max_file_bytes=int(policy_data.get("max_file_bytes", 256 * 1024**2)),
+            max_open_files=int(policy_data.get("max_open_files", 256)),
+            write_dirs=[Path(p) for p in policy_data.get("write_dirs", [])],
+        )
+        layers = dict(confine(policy).layers)
+    if start.get("workspace"):
+        os.chdir(start["workspace"])  # relative paths in learner code resolve there
+    return layers
 
 
 def report_unraisable(hook: Any) -> None:

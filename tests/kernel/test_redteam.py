@@ -620,15 +620,13 @@ def test_time_spent_typing_an_answer_is_not_the_cells(shell):
 
 
 def test_an_input_that_fails_when_re_run_is_not_counted_as_restored(target):
-    """After a crash the finished inputs are re-run; one that fails this time (here: it
-    refuses to run twice) is reported as lost, not as come back."""
-    once = (
-        "import os\nif os.path.exists('ran-once'):\n    raise ValueError('not twice')\n"
-        "open('ran-once', 'w').close()\nonce = 1"
-    )
+    """After a crash the finished inputs are re-run; one that fails this time (here: the
+    file it read is gone) is reported as lost, not as come back, and by name."""
     with _kernel(target, checker=False) as k:
-        assert k.run_cell(once).error is None
-        crashed = k.run_cell("import os\nos._exit(3)")
+        (k.writable_dir / "needed.txt").write_text("data")
+        assert k.run_cell("once = open('needed.txt').read()").error is None
+        crashed = k.run_cell("import os\nos.remove('needed.txt')\nos._exit(3)")
         assert "1 of the 2 earlier inputs" in crashed.output, crashed.output
+        assert "back: keep" in crashed.output and "not back: once" in crashed.output
         assert k.run_cell("keep").output == "41\n"
         assert "NameError" in k.run_cell("once").output
