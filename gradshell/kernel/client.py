@@ -34,10 +34,13 @@ from gradshell.kernel.protocol import (
 )
 from gradshell.kernel.visible import visible_tree
 from gradshell.kernel.workspace import (
+    MAX_WORKSPACE_BYTES,
+    MAX_WORKSPACE_FILES,
     WorkspaceError,
     default_workspace,
     prepare_workspace,
     private_temp_dir,
+    sweep,
 )
 from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
 from gradshell.shell.session import CellResult, Prompts, source_is_complete
@@ -122,6 +125,8 @@ class KernelSession(Prompts):
         interactive: bool | None = None,
         on_graph: Callable[[str], None] | None = None,
         workdir: Path | str | None = None,
+        workspace_bytes: int = MAX_WORKSPACE_BYTES,
+        workspace_files: int = MAX_WORKSPACE_FILES,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -159,6 +164,9 @@ class KernelSession(Prompts):
         #: The workspace asked for (`--workdir`); None: `gradshell-files/` under the
         #: session directory, or a private one when that cannot be written.
         self.workdir = Path(workdir) if workdir is not None else None
+        #: The workspace's caps: bytes and files together (checked after each input).
+        self.workspace_bytes = workspace_bytes
+        self.workspace_files = workspace_files
         #: Where learner code may write: its workspace (relative paths resolve there).
         self.writable_dir: Path = self.policy.session_dir
         #: The kernel's private temporary folder (TMPDIR; the re-run after a restart
@@ -256,6 +264,7 @@ class KernelSession(Prompts):
         return {
             "writable_dir": str(self.writable_dir),
             "write_dirs": [str(self.temp_dir)],
+            "unchecked": len(self.unchecked_dirs),
             "read_dirs": [str(p) for p in reads],
             "memory_bytes": self.memory_bytes,
             "cpu_seconds": None,
@@ -392,6 +401,7 @@ class KernelSession(Prompts):
     def _run(self, op: str, source: str, filename: str) -> CellResult:
         collected: list[str] = []
         self._inputs = []
+        began = time.time()
         try:
             self.wait_ready()
             reply = self._exchange(
@@ -416,10 +426,13 @@ class KernelSession(Prompts):
             error = KernelError("Refused", text.strip())
             return CellResult(text, "", error, None, source)
         except KernelLost as exc:
-            text = self._recover(str(exc))
+            text = self._sweep(began) + self._recover(str(exc))
             self._show_error(text)
             error = KernelError("KernelLost", text.strip())
             return CellResult("".join(collected) + text, "", error, None, source)
+        swept = self._sweep(began)
+        if swept:
+            self._show_error(swept)
         state = reply.get("state") or {}
         self._mirror(state)
         error_data = reply.get("error")
@@ -430,12 +443,21 @@ class KernelSession(Prompts):
             self._finished.append(_Finished(op, source, filename, list(self._inputs)))
         exit_code = reply.get("exit_code")
         return CellResult(
-            str(reply.get("output", "")),
+            str(reply.get("output", "")) + swept,
             str(reply.get("visual", "")),
             error,
             exit_code if isinstance(exit_code, int) else None,
             source,
         )
+
+    def _sweep(self, since: float) -> str:
+        """Keep the workspace within its caps and its files plain data (no execute
+        bits) after an input; what was removed, in words ('' when nothing was)."""
+        try:
+            report = sweep(self.writable_dir, since, self.workspace_bytes, self.workspace_files)
+        except OSError:
+            return ""
+        return report.words(self.writable_dir, self.workspace_bytes, self.workspace_files)
 
     def call(self, op: str, **args: Any) -> dict[str, Any]:
         """Send a lesson request (`tutor_start`, `tutor_handle`, `tutor_eof`); a lost

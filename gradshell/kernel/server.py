@@ -553,9 +553,37 @@ def _confine(start: dict[str, Any]) -> dict[str, str]:
             write_dirs=[Path(p) for p in policy_data.get("write_dirs", [])],
         )
         layers = dict(confine(policy).layers)
+    layers.update(_start_lines(start))
     if start.get("workspace"):
         os.chdir(start["workspace"])  # relative paths in learner code resolve there
     return layers
+
+
+def _start_lines(start: dict[str, Any]) -> dict[str, str]:
+    """The layers around the OS wall, in words: how the kernel started, what it may
+    write and read of the session directory, and whether the checker is on."""
+    unchecked = (start.get("sandbox") or {}).get("unchecked", 0)
+    files = (
+        f"writes only in the workspace {start.get('workspace')} and a private temporary "
+        "folder; reads the session directory's visible files, never a hidden one "
+        "(a name starting with '.')"
+    )
+    if isinstance(unchecked, int) and unchecked:
+        files += f"; {unchecked} folder(s) too large to check for hidden names left unreadable"
+    checker = (
+        "off (--checker off): plain Python, held by the layers above alone"
+        if start.get("unsafe")
+        else "on: refuses what a tutorial never needs before it runs"
+    )
+    return {
+        "start": "isolated Python (no current directory or PYTHON* variables), started "
+        "outside anything learner code can write, every import checked to come from a "
+        "read-only folder; an environment of "
+        f"{len(os.environ)} allowed variables (locale, gradshell's and the numeric "
+        "libraries' settings), none of the host's others",
+        "files": files,
+        "checker": checker,
+    }
 
 
 def report_unraisable(hook: Any) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: The workspace's name under the session directory.
@@ -56,7 +57,92 @@ def private_temp_dir() -> Path:
     return folder
 
 
+#: The workspace's default caps: what its files may hold together, and how many there may be.
+MAX_WORKSPACE_BYTES = 2 * 1024**3
+MAX_WORKSPACE_FILES = 10_000
+
+#: Every execute bit: files learner code wrote are data, never programs.
+_EXEC_BITS = stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+
+
+@dataclass
+class SweepReport:
+    """What a sweep of the workspace found and did."""
+
+    total_bytes: int = 0
+    files: int = 0
+    made_plain: list[Path] = field(default_factory=list)  # execute bits taken away
+    removed: list[Path] = field(default_factory=list)  # new files past the caps
+
+    def words(self, workspace: Path, max_bytes: int, max_files: int) -> str:
+        """The learner's explanation of what was removed (empty when nothing was)."""
+        if not self.removed:
+            return ""
+        names = ", ".join(str(p.relative_to(workspace)) for p in self.removed[:5])
+        more = f" and {len(self.removed) - 5} more" if len(self.removed) > 5 else ""
+        return (
+            f"gradshell: your workspace may hold {_size(max_bytes)} in {max_files:,} files "
+            f"at most; the files this input wrote past that were removed: {names}{more}\n"
+        )
+
+
+def sweep(
+    workspace: Path,
+    since: float,
+    max_bytes: int = MAX_WORKSPACE_BYTES,
+    max_files: int = MAX_WORKSPACE_FILES,
+) -> SweepReport:
+    """After an input: take execute bits off every file in the workspace, and when the
+    workspace is past its caps, remove the files changed since `since` (newest first)
+    until it is within them again. Links are never followed."""
+    report = SweepReport()
+    recent: list[tuple[float, int, Path]] = []
+    for folder, _dirs, names in os.walk(workspace):
+        for name in names:
+            path = Path(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            report.files += 1
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            report.total_bytes += info.st_size
+            if info.st_mode & _EXEC_BITS:
+                try:
+                    os.chmod(path, stat.S_IMODE(info.st_mode) & ~_EXEC_BITS)
+                    report.made_plain.append(path)
+                except OSError:
+                    pass
+            if info.st_mtime >= since:
+                recent.append((info.st_mtime, info.st_size, path))
+        if report.files > 4 * max_files:  # a flood: what is counted already is enough
+            break
+    recent.sort(reverse=True)
+    while (report.total_bytes > max_bytes or report.files > max_files) and recent:
+        _, size, path = recent.pop(0)
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        report.total_bytes -= size
+        report.files -= 1
+        report.removed.append(path)
+    return report
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n} bytes"
+
+
 __all__ = [
+    "MAX_WORKSPACE_BYTES",
+    "MAX_WORKSPACE_FILES",
+    "SweepReport",
+    "sweep",
     "WORKSPACE_NAME",
     "WorkspaceError",
     "default_workspace",

@@ -51,6 +51,20 @@ def _parser() -> argparse.ArgumentParser:
         "the sandboxed kernel; never the default",
     )
     p.add_argument(
+        "--checker",
+        choices=("on", "off"),
+        default="on",
+        help="off: run plain Python in the sandboxed kernel, held by the operating "
+        "system's wall alone (for red teams and learners who want no refusals)",
+    )
+    p.add_argument(
+        "--workdir",
+        metavar="DIR",
+        default=None,
+        help="the folder your code writes in (default: gradshell-files/ in the directory "
+        "gradshell was started in); relative paths in torch.save and open resolve there",
+    )
+    p.add_argument(
         "--device",
         default="cpu",
         metavar="cpu|cuda",
@@ -119,8 +133,9 @@ def device_description() -> str:
     return describe_default_device()
 
 
-def banner(style: str, prompt: str, unsafe: bool) -> str:
-    """The REPL's first lines: version, style, device (and the unsafe warning)."""
+def banner(style: str, prompt: str, unsafe: bool, *, checker: bool = True) -> str:
+    """The REPL's first lines: version, style, device (and the unsafe or checker-off
+    warning)."""
     lines = [
         f"gradshell {gradshell.__version__} - PyTorch autograd, shown step by step",
         f"style: {style} | prompt: {prompt} | device: {device_description()}",
@@ -128,6 +143,8 @@ def banner(style: str, prompt: str, unsafe: bool) -> str:
     ]
     if not unsafe:
         lines.append("Your code runs in a sandboxed kernel process (%sandbox shows how).")
+        if not checker:
+            lines.append("The checker is off (--checker off): plain Python, inside the sandbox.")
     else:
         lines.append("UNSAFE MODE IS ON: code runs as unrestricted Python (--unsafe).")
     return "\n".join(lines) + "\n"
@@ -180,7 +197,13 @@ def _main(argv: Sequence[str] | None) -> int:
         limit = None
     # Programs print what Python would print; their visual panels are opt-in (--viz).
     viz = not args.no_viz and (args.viz or not program or args.interactive)
-    session = _make_session(args, viz=viz, limit=limit)
+    from gradshell.kernel.workspace import WorkspaceError
+
+    try:
+        session = _make_session(args, viz=viz, limit=limit)
+    except WorkspaceError as exc:
+        print(f"gradshell: {exc}", file=sys.stderr)
+        return 2
     if args.unsafe and not interactive:
         print("gradshell: UNSAFE MODE IS ON (--unsafe)", file=sys.stderr)
     try:
@@ -220,6 +243,8 @@ def _make_session(args: argparse.Namespace, *, viz: bool, limit: float | None) -
         max_elements=args.max_elements,
         policy=policy,
         device=args.device,
+        checker=args.checker == "on",
+        workdir=args.workdir,
     )
 
 
@@ -252,7 +277,9 @@ def _run(args: argparse.Namespace, session: Any, *, interactive: bool, program: 
 
     from gradshell.shell.repl import run_repl
 
-    return run_repl(session, banner(args.style, args.prompt, args.unsafe))
+    return run_repl(
+        session, banner(args.style, args.prompt, args.unsafe, checker=args.checker == "on")
+    )
 
 
 def _set_time_limit(session: Any, limit: float | None) -> None:

@@ -630,3 +630,187 @@ def test_an_input_that_fails_when_re_run_is_not_counted_as_restored(target):
         assert "back: keep" in crashed.output and "not back: once" in crashed.output
         assert k.run_cell("keep").output == "41\n"
         assert "NameError" in k.run_cell("once").output
+
+
+# --- side doors: a new kernel starts clean ------------------------------------------------
+
+#: Files learner code plants where Python might import them from, each writing the ran-file
+#: when run. RAN is filled in per test.
+PLANTED = {
+    "json.py": "open(RAN, 'w').write('json')\n",
+    "numpy.py": "open(RAN, 'w').write('numpy')\n",
+    "sitecustomize.py": "open(RAN, 'w').write('sitecustomize')\n",
+    "usercustomize.py": "open(RAN, 'w').write('usercustomize')\n",
+    "evil.pth": "import os; open(RAN, 'w').write('pth')\n",
+    "encodings/__init__.py": "open(RAN, 'w').write('encodings')\n",
+    "gradshell/__init__.py": "open(RAN, 'w').write('gradshell')\n",
+    "gradshell/kernel/__init__.py": "open(RAN, 'w').write('gradshell.kernel')\n",
+    "gradshell/kernel/__main__.py": "open(RAN, 'w').write('gradshell.kernel.__main__')\n",
+}
+
+#: Plants every file above in every folder this kernel can write (its working directory,
+#: its temporary folder, its home), each plant tried on its own.
+PLANT = """
+import os, tempfile
+planted = []
+for folder in {os.getcwd(), tempfile.gettempdir(), os.path.expanduser('~')}:
+    for name, text in FILES.items():
+        path = os.path.join(folder, name)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'w') as f:
+                f.write(text)
+            planted.append(path)
+        except OSError:
+            pass
+print(len(planted), 'planted')
+"""
+
+#: Ways to lose a kernel: each leaves the front end to start a new one. (None: the test
+#: kills the kernel from outside, as the machine's out-of-memory killer would.)
+RESTARTS = {
+    "crash": "import os\nos._exit(3)",
+    "segfault": "import ctypes\nctypes.string_at(0)",
+    "time-limit-kill": (
+        "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, set(signal.Signals))\n"
+        "while True:\n    pass"
+    ),
+    "memory-kill": None,
+    "reset": "%reset",
+}
+
+
+@pytest.mark.parametrize("restart", list(RESTARTS))
+def test_files_planted_for_the_next_kernel_never_run(target, tmp_path, restart):
+    """Learner code (the checker off) plants modules, a .pth, sitecustomize and a fake
+    gradshell package everywhere it can write, then loses its kernel: the new kernel
+    starts, runs none of them, and has the learner's variables back."""
+    ran = tmp_path / "planted-code-ran"
+    files = {name: text.replace("RAN", repr(str(ran))) for name, text in PLANTED.items()}
+    with _kernel(target, checker=False) as k:
+        planted = k.run_cell(PLANT.replace("FILES", repr(files)))
+        assert planted.error is None and " planted" in planted.output, planted.output
+        source = RESTARTS[restart]
+        if source is None:
+            killer = threading.Timer(0.5, os.kill, args=(k._proc.pid, 9))
+            killer.start()
+            lost = k.run_cell("while True:\n    pass")
+            killer.join()
+        else:
+            lost = k.run_cell(source)
+        if restart != "reset":
+            assert "new one" in lost.output and "started" in lost.output, lost.output
+            assert k.run_cell("keep").output == "41\n"
+        assert k.run_cell("import json\nprint(json.dumps([1]))").output.endswith("[1]\n")
+        assert not ran.exists(), f"planted code ran: {ran.read_text()}"
+
+
+def test_a_torch_file_named_like_a_module_does_not_stop_later_kernels(target):
+    """With the checker on: a tensor saved as json.py, then a statement that overruns
+    its limit. The next kernel starts (it never imports from the workspace)."""
+    with _kernel(target, checker=True) as k:
+        saved = k.run_cell("import torch\ntorch.save(torch.ones(1), 'json.py')")
+        assert saved.error is None, saved.output
+        assert (k.writable_dir / "json.py").exists()
+        os.kill(k._proc.pid, 9)  # the statement that overran: its kernel is gone
+        k._proc.wait()
+        lost = k.run_cell("keep")
+        assert "a new one was started" in lost.output, lost.output
+        assert k.run_cell("keep").output == "41\n"
+
+
+def test_the_kernel_sees_no_host_variables(target, monkeypatch):
+    """The host's tokens and Python's own variables never reach the kernel."""
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "host-secret-123")
+    monkeypatch.setenv("PYTHONSTARTUP", "/nonexistent/startup.py")
+    monkeypatch.setenv("LD_PRELOAD", "/nonexistent/preload.so")
+    with _kernel(target, checker=False) as k:
+        environ = k.run_cell("print(open('/proc/self/environ').read())").output
+        assert "host-secret-123" not in environ
+        assert "PYTHONSTARTUP" not in environ and "LD_PRELOAD" not in environ
+        flags = k.run_cell("import sys\nprint(sys.flags.isolated, '' in sys.path)").output
+        assert flags.strip().endswith("1 False"), flags
+
+
+def test_kernel_writes_only_in_its_workspace_and_reads_no_hidden_file(target):
+    """Learner code (the checker off) writes in gradshell-files/ only, never the session
+    directory's top level, and reads the session's visible files but no hidden one."""
+    session = target.session_dir
+    (session / ".ssh").mkdir(exist_ok=True)
+    key = session / ".ssh" / "id_ed25519"
+    key.write_text("PRIVATE KEY")
+    key.chmod(0o600)
+    (session / "notes.txt").write_text("visible notes")
+    (session / "proj" / ".git").mkdir(parents=True, exist_ok=True)
+    (session / "proj" / ".git" / "config").write_text("hidden config")
+    (session / "proj" / "data.txt").write_text("visible data")
+    attacks = [
+        f"open({str(session / '.bashrc')!r}, 'w').write('x')",
+        f"open({str(session / 'conftest.py')!r}, 'w').write('x')",
+        "open('../sitecustomize.py', 'w').write('x')",
+        f"import os\nos.makedirs({str(session / '.git' / 'hooks')!r})",
+        f"print(open({str(key)!r}).read())",
+        f"print(open({str(session / 'proj' / '.git' / 'config')!r}).read())",
+        f"import os\nprint(os.listdir({str(session / '.ssh')!r}))",
+    ]
+    with _kernel(target, checker=False) as k:
+        before = sorted(p.name for p in session.iterdir())
+        for attack in attacks:
+            result = k.run_cell(attack)
+            assert "PermissionError" in result.output, (attack, result.output)
+            assert "PRIVATE KEY" not in result.output and "hidden config" not in result.output
+        assert sorted(p.name for p in session.iterdir()) == before
+        seen = k.run_cell(
+            f"print(open({str(session / 'notes.txt')!r}).read(), "
+            f"open({str(session / 'proj' / 'data.txt')!r}).read())"
+        )
+        assert seen.output.endswith("visible notes visible data\n"), seen.output
+        wrote = k.run_cell("import os\nopen('model.pt', 'w').write('x')\nprint(os.getcwd())")
+        assert wrote.output.endswith(f"\n{k.writable_dir}\n"), wrote.output
+        assert k.writable_dir == session / "gradshell-files"
+        assert (k.writable_dir / "model.pt").exists()
+
+
+def test_files_the_kernel_writes_are_never_left_executable(target):
+    """A file learner code marks executable is plain data again when the input ends."""
+    with _kernel(target, checker=False) as k:
+        k.run_cell("import os\nopen('run.sh', 'w').write('echo hi')\nos.chmod('run.sh', 0o755)")
+        assert (k.writable_dir / "run.sh").stat().st_mode & 0o111 == 0
+
+
+def test_the_workspace_has_a_cap(target):
+    """Past the workspace's caps, the files the input wrote are removed, and it says so."""
+    k = KernelSession(
+        viz=False,
+        time_limit=5.0,
+        policy=PathPolicy(target.session_dir),
+        checker=False,
+        workdir=target.session_dir / "capped",
+        workspace_bytes=1 << 20,
+        workspace_files=50,
+    )
+    with k:
+        result = k.run_cell("for i in range(80):\n    open(f'f{i}', 'w').write('x')")
+        assert "may hold 1 MiB in 50 files at most" in result.output, result.output
+        assert len(list(k.writable_dir.iterdir())) <= 50
+        big = k.run_cell("open('big', 'wb').write(b'0' * (2 << 20))")
+        assert "removed: big" in big.output, big.output
+        assert k.run_cell("print(1)").output == "1\n"
+
+
+def test_a_restart_repeats_no_prints_and_no_writes(target):
+    """The quiet re-run after a crash prints nothing again and writes nowhere the
+    learner sees; it says which variables came back."""
+    with _kernel(target, checker=False) as k:
+        first = k.run_cell(
+            "import torch\nlog = open('log.txt', 'a')\nlog.write('ran\\n')\nlog.close()\n"
+            "torch.save(torch.ones(1), 'w.pt')\nw = torch.load('w.pt')\nprint('printed once')"
+        )
+        assert first.output.endswith("printed once\n"), first.output
+        stamp = (k.writable_dir / "w.pt").stat().st_mtime_ns
+        lost = k.run_cell("import os\nos._exit(1)")
+        assert "printed once" not in lost.output
+        assert "back: " in lost.output and "w" in lost.output.split("back: ")[1]
+        assert (k.writable_dir / "log.txt").read_text() == "ran\n"
+        assert (k.writable_dir / "w.pt").stat().st_mtime_ns == stamp
+        assert k.run_cell("print(w)").output == "tensor([1.])\n"
