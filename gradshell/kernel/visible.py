@@ -19,7 +19,7 @@ from pathlib import Path
 
 #: The most directory entries one walk looks at (a home directory's visible part is usually
 #: far smaller; a huge one is cut short rather than slowing every kernel start).
-WALK_BUDGET = 20_000
+WALK_BUDGET = 5_000
 
 
 @dataclass
