@@ -18,8 +18,20 @@ from types import ModuleType
 
 
 def _within(path: str, trees: list[str]) -> bool:
-    real = os.path.realpath(path)
-    return any(real == tree or real.startswith(tree.rstrip(os.sep) + os.sep) for tree in trees)
+    """Whether `path` (as written, or where its links lead) lies in one of `trees`."""
+    spellings = {os.path.abspath(path), os.path.realpath(path)}
+    return any(
+        place == tree or place.startswith(tree.rstrip(os.sep) + os.sep)
+        for place in spellings
+        for tree in trees
+    )
+
+
+def _all_within(path: str, trees: list[str]) -> bool:
+    """Whether `path` lies in one of `trees` as written: a system's own link (Debian's
+    sitecustomize.py into /etc) is as trusted as the tree that holds it."""
+    place = os.path.abspath(path)
+    return any(place == tree or place.startswith(tree.rstrip(os.sep) + os.sep) for tree in trees)
 
 
 def _module_files(module: ModuleType) -> Iterator[str]:
@@ -39,14 +51,18 @@ def untrusted_imports(
 ) -> list[str]:
     """What came from outside the read-only trees or from a writable folder: module
     names (with their file) and import-path entries, in words; empty when all is well."""
-    trusted = [os.path.realpath(p) for p in read_only]
-    written = [os.path.realpath(p) for p in writable]
+    trusted = [os.path.abspath(p) for p in read_only]
+    trusted += [os.path.realpath(p) for p in read_only]
+    written = [os.path.abspath(p) for p in writable]
+    written += [os.path.realpath(p) for p in writable]
     found: list[str] = []
     for name, module in list((modules if modules is not None else sys.modules).items()):
         if not isinstance(module, ModuleType):
             continue
         for file in _module_files(module):
-            if _within(file, written) or not _within(file, trusted):
+            if _within(file, written) or not (
+                _all_within(file, trusted) or _all_within(os.path.realpath(file), trusted)
+            ):
                 found.append(f"module {name} from {file}")
     for entry in sys.path:
         if entry in ("", ".") or _within(entry, written):
