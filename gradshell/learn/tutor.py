@@ -583,7 +583,7 @@ class Tutor:
             return
         self.attempts += 1
         verdict = self.runtime.check(self.step)
-        if verdict.passed:
+        if verdict.passed and self._error_allowed(result.error):
             self.passed()
             return
         failure = verdict.first_failure
@@ -598,6 +598,15 @@ class Tutor:
         if (self.failures >= NUDGE_AFTER or many) and not self.nudged and self.hints_shown == 0:
             self.nudged = True
             self.say(self.t("nudge"))
+
+    def _error_allowed(self, error: BaseException | None) -> bool:
+        """Whether the input's outcome lets the step pass: no error, or the error the
+        step asks for (a `raised` check). A command that failed — a typo in a magic's
+        argument, a NameError beside the right call — never passes a step."""
+        if error is None:
+            return True
+        wanted = [c.subject for c in self.step.checks if c.kind == "raised"]
+        return any(want in checks._type_names(error) for want in wanted)
 
     def take_prediction(self, text: str) -> None:
         """Record the learner's prediction, then ask for the code."""
@@ -624,6 +633,14 @@ class Tutor:
         self.prediction = value
         self.say(self.t("predict_saved", value=checks._show_any(value)))
         self.show_task()
+
+    def _has_prediction(self) -> bool:
+        """Whether this step asked for a prediction and the learner made one."""
+        return (
+            self.step.predict is not None
+            and self.prediction is not NO_PREDICTION
+            and self.prediction is not DECLINED
+        )
 
     def reveal(self) -> None:
         """After the step passed: the prediction beside the real value."""
@@ -671,9 +688,10 @@ class Tutor:
     def passed(self) -> None:
         """The step's checks passed: praise, explain, reveal, and go on."""
         step = self.step
-        self.say(self.t("passed"))
-        if step.predict is not None:
-            self.reveal()
+        if self._has_prediction():
+            self.reveal()  # one verdict: the prediction's, the task being done
+        else:
+            self.say(self.t("passed"))
         if step.done is not None:
             self.markdown(step.done.get(self.lang))
         self._save(done=step.id)
@@ -748,6 +766,8 @@ class Tutor:
     def skip(self) -> None:
         """Run and show the reference solution, count the step as skipped, go on."""
         self._run_reference(show=True)
+        if self._has_prediction():
+            self.reveal()  # the prediction made before skipping is still scored
         self.say(self.t("skip_done"))
         self._save(skipped=self.step.id)
         self.advance()

@@ -367,3 +367,64 @@ def test_object_help_in_a_lesson(tmp_path):
     assert "Signature:   ones(*size" in text and "SyntaxError" not in text
     assert me.tutor.attempts == 0  # looking something up is not an attempt at the step
     assert "Help on torch.ones:" in me.type("help(torch.ones)")
+
+
+def _chain_learner(tmp_path):
+    """A learner in the real course's lesson 3 (the chain), at its first step."""
+    from gradshell.learn.lesson import load_course
+
+    out = io.StringIO()
+    store = ProgressStore(tmp_path / "progress.json")
+    tutor = Tutor(load_course(), lang="en", store=store, out=out, width=100)
+    tutor.start("03-chain")
+    return tutor, out
+
+
+def _typed(tutor, out, *inputs: str) -> str:
+    start = len(out.getvalue())
+    for text in inputs:
+        tutor.handle(text)
+    return out.getvalue()[start:]
+
+
+def test_a_step_never_passes_on_a_command_that_failed(tmp_path):
+    """`%explain ou` (a typo) runs the magic the step wants but fails: no ✓, same step."""
+    tutor, out = _chain_learner(tmp_path)
+    for _ in range(2):
+        if tutor.mode is Mode.PREDICT:
+            tutor.handle("1")
+        _typed(tutor, out, *tutor.step.reference_code())
+    assert tutor.step.id == "explain"
+    text = _typed(tutor, out, "%explain ou")
+    assert "NameError" in text and "Well done" not in text
+    assert tutor.step.id == "explain"
+    assert "Well done" in _typed(tutor, out, "%explain out")
+
+
+def test_a_step_that_wants_an_error_still_passes_on_it(tmp_path):
+    """A `raised` check's error is the point of its step, not a failure."""
+    me = Learner(tmp_path, name="7")
+    les = lesson("7")
+    wanting = [i for i, s in enumerate(les.steps) if any(c.kind == "raised" for c in s.checks)]
+    assert wanting, "lesson 7 has a step that wants an error"
+    for step in les.steps[: wanting[0] + 1]:
+        if me.tutor.mode is Mode.PREDICT:
+            me.type("1")
+        me.type(*step.reference_code())
+    assert me.at[1] > wanting[0] or me.tutor.mode is Mode.DONE
+
+
+def test_a_prediction_gets_one_verdict(tmp_path):
+    """A wrong prediction is told once (✗), never after a ✓ for the same step."""
+    tutor, out = _chain_learner(tmp_path)
+    _typed(tutor, out, *tutor.step.reference_code())
+    assert tutor.mode is Mode.PREDICT
+    text = _typed(tutor, out, "1", *tutor.step.reference_code())
+    assert "✗" in text and "Well done" not in text
+
+
+def test_a_prediction_is_scored_after_skip(tmp_path):
+    tutor, out = _chain_learner(tmp_path)
+    _typed(tutor, out, *tutor.step.reference_code())
+    text = _typed(tutor, out, "1", "skip")
+    assert "differ" in text and "counts as skipped" in text
