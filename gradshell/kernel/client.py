@@ -260,6 +260,8 @@ class KernelSession(Prompts):
             tree = visible_tree(root)
             reads += tree.paths
             self.unchecked_dirs += tree.unchecked
+        # a teacher's lessons, named by the front end, are read where they are
+        reads += [Path(p) for p in self.learn.get("extra", []) if isinstance(p, str)]
         assert self.temp_dir is not None
         return {
             "writable_dir": str(self.writable_dir),

@@ -187,8 +187,9 @@ class Kernel:
         from gradshell.learn.lesson import load_course
         from gradshell.learn.tutor import Tutor
 
+        extra = [Path(p) for p in settings.get("extra", []) if isinstance(p, str)]
         self.tutor = Tutor(
-            load_course(),
+            load_course(extra=extra),
             lang=str(settings.get("lang", "en")),
             store=RemoteProgressStore(self.channel),
             out=self.out,

@@ -8,6 +8,8 @@ file stays with the front end (the kernel asks for it to be loaded and saved).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from gradshell.kernel.client import KernelSession
@@ -27,6 +29,7 @@ class KernelTutor:
         store: ProgressStore,
         time_limit: float | None = None,
         color: bool = False,
+        extra: Sequence[Path] = (),
     ) -> None:
         self.lang = lang
         self.out = out
@@ -35,7 +38,12 @@ class KernelTutor:
             time_limit=time_limit,
             stream=out,
             mode="learn",
-            learn={"lang": lang, "time_limit": time_limit, "color": color},
+            learn={
+                "lang": lang,
+                "time_limit": time_limit,
+                "color": color,
+                "extra": [str(p) for p in extra],  # a teacher's lessons beside the course
+            },
             progress_store=store,
         )
         self.kernel.tutor_state = {"mode": Mode.MENU.value, "prompt": "> ", "finished": False}

@@ -20,12 +20,20 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gradshell.learn.i18n import LANGS, default_lang, tr
-from gradshell.learn.lesson import LessonError, find_lesson, lessons_dir, load_course
+from gradshell.learn.lesson import (
+    LessonError,
+    extra_lesson_paths,
+    find_lesson,
+    lessons_dir,
+    load_course,
+)
 
 if TYPE_CHECKING:
     from gradshell.learn.progress import ProgressStore
@@ -39,7 +47,19 @@ def _parser() -> argparse.ArgumentParser:
         prog="gradshell learn",
         description="Guided lessons on PyTorch autograd, in English and Chinese.",
     )
-    p.add_argument("name", nargs="?", help="the lesson to open: its number or name")
+    p.add_argument(
+        "name",
+        nargs="?",
+        help="the lesson to open: its number or name, or a lesson file (NN-name.toml)",
+    )
+    p.add_argument(
+        "--lessons",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add a teacher's lessons (a folder of NN-name.toml files) beside the built-in "
+        "course; also $GRADSHELL_LESSON_PATH",
+    )
     p.add_argument("--list", action="store_true", help="list the lessons with your progress")
     p.add_argument("--lang", choices=LANGS, default=None, help="en or zh (default: the locale's)")
     p.add_argument("--reset", metavar="NAME", help="forget NAME's progress ('all': every lesson)")
@@ -74,8 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gradshell.learn.teaching import check_lessons
 
         return check_lessons(args.check, [])
+    given = list(args.lessons)
+    if args.name is not None and args.name.endswith(".toml") and os.path.isfile(args.name):
+        given.append(args.name)  # a lesson file: open it, with the course around it
+        args.name = Path(args.name).name
+    extra = extra_lesson_paths(given)
     try:
-        course = load_course()
+        course = load_course(extra=extra)
     except LessonError as exc:
         print(tr(lang, "lesson_broken", error=exc), file=sys.stderr)
         return 2
@@ -130,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gradshell.learn.terminal import PipeReader, PromptReader, run_tutor
 
     tutor = KernelTutor(
+        extra=extra,
         lang=lang,
         out=sys.stdout,
         store=store,

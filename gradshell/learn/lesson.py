@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -204,12 +205,39 @@ def lessons_dir() -> Path:
     return package.parent / "lessons"
 
 
-def load_course(folder: str | Path | None = None) -> list[Lesson]:
-    """Every lesson in `folder` (default `lessons_dir()`), in order of their numbers."""
+#: A teacher's lessons beside the built-in course: folders or lesson files, separated as
+#: in PATH (`GRADSHELL_LESSON_PATH=~/course:~/extra/11-my-chain.toml`).
+LESSON_PATH_VARIABLE = "GRADSHELL_LESSON_PATH"
+
+
+def extra_lesson_paths(given: Iterable[str | Path] = ()) -> list[Path]:
+    """The teacher's lesson folders and files: those `given` (`--lessons DIR`, a lesson
+    file named on the command line), then those in `$GRADSHELL_LESSON_PATH`; absolute."""
+    found = [Path(p).expanduser() for p in given]
+    told = os.environ.get(LESSON_PATH_VARIABLE, "")
+    found += [Path(p).expanduser() for p in told.split(os.pathsep) if p]
+    unique: list[Path] = []
+    for path in found:
+        path = Path(os.path.abspath(path))
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def load_course(folder: str | Path | None = None, extra: Iterable[str | Path] = ()) -> list[Lesson]:
+    """Every lesson in `folder` (default `lessons_dir()`) and in `extra` (folders of
+    lessons, or lesson files: a teacher's course beside the built-in one), in order of
+    their numbers; two lessons with one number or id are an error naming both files."""
     where = Path(folder) if folder is not None else lessons_dir()
-    if not where.is_dir():
-        return []
-    lessons = [load_lesson(p) for p in sorted(where.glob("*.toml"))]
+    files = sorted(where.glob("*.toml")) if where.is_dir() else []
+    for path in map(Path, extra):
+        if path.is_dir():
+            files += sorted(path.glob("*.toml"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise LessonError(path, "no such lesson file or folder")
+    lessons = [load_lesson(p) for p in files]
     lessons.sort(key=lambda lesson: lesson.number)
     seen: dict[int, str] = {}
     ids: dict[str, str] = {}
@@ -468,12 +496,14 @@ def find_lesson(lessons: list[Lesson], name: str) -> Lesson | None:
 __all__ = [
     "CHECK_KINDS",
     "FORMAT",
+    "LESSON_PATH_VARIABLE",
     "Check",
     "Lesson",
     "LessonError",
     "Predict",
     "Step",
     "Text",
+    "extra_lesson_paths",
     "find_lesson",
     "lessons_dir",
     "load_course",

@@ -132,3 +132,46 @@ def test_the_menu_from_a_pipe_opens_a_lesson_and_leaves(tmp_path):
     assert "进度已保存" in out
     saved = ProgressStore(tmp_path / "learn" / "progress.json").load()
     assert saved.last == "old-code" and saved.lessons["old-code"].step == "legacy-style"
+
+
+def _teachers_lesson(folder, name="11-my-chain.toml"):
+    """A teacher's lesson: the chain lesson's text under a number of its own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(open(lesson("chain").path, encoding="utf-8").read(), encoding="utf-8")
+    return path
+
+
+def test_a_lesson_file_runs_with_the_course_around_it(tmp_path):
+    """`gradshell learn 11-my-chain.toml` opens the teacher's file (the kernel reads it
+    where it is), and the built-in course is still there."""
+    path = _teachers_lesson(tmp_path / "course")
+    env = dict(os.environ, GRADSHELL_DATA_DIR=str(tmp_path), NO_COLOR="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradshell", "learn", str(path), "--lang", "en"],
+        input="bye\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Lesson 11: The classic chain" in proc.stdout
+
+
+def test_a_teachers_folder_adds_lessons_beside_the_course(tmp_path, capsys, monkeypatch):
+    _teachers_lesson(tmp_path / "course")
+    assert cli.main(["--lessons", str(tmp_path / "course"), "--list", "--lang", "en"]) == 0
+    listed = capsys.readouterr().out
+    assert " 11 │" in listed and " 10 │" in listed
+    monkeypatch.setenv("GRADSHELL_LESSON_PATH", str(tmp_path / "course"))
+    assert cli.main(["--list", "--lang", "en"]) == 0
+    assert " 11 │" in capsys.readouterr().out
+
+
+def test_a_teachers_lesson_that_takes_a_courses_number_is_named(tmp_path, capsys):
+    _teachers_lesson(tmp_path / "course", "03-again.toml")
+    assert cli.main(["--lessons", str(tmp_path / "course"), "--list", "--lang", "en"]) == 2
+    err = capsys.readouterr().err
+    assert "03-again.toml" in err and "lesson number 3 is also" in err
