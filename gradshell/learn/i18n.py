@@ -78,6 +78,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "back_first": "This is the first step.",
         "rebuilt": "(Variables restored to the start of this step from the earlier steps' solutions.)",
         "resumed": "Welcome back: resuming lesson {number} at step {index} of {total}.",
+        "work_back": "Your work in this step came back: {names}.",
+        "work_lost": "These inputs of yours could not run again, so what they made is missing: {inputs}",
         "restart_finished": "You finished this lesson before; here it is again from the start.",
         "play_on": "Play mode: try anything. Nothing is checked. Type next to return to the lesson.",
         "play_off": "Back to the lesson. (reset restores this step's starting variables.)",
@@ -177,6 +179,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "back_first": "这已经是第一步了。",
         "rebuilt": "（已根据前面几步的参考答案，把变量恢复到这一步开始时的样子。）",
         "resumed": "欢迎回来！从第 {number} 课的第 {index} 步（共 {total} 步）继续。",
+        "work_back": "你在这一步做的已经恢复：{names}。",
+        "work_lost": "你的这些输入没能重新运行，它们做出的变量不在了：{inputs}",
         "restart_finished": "这一课你已经学完了，现在从头再来一遍。",
         "play_on": "自由练习模式：随便试，不做任何检查。输入 next 回到课程。",
         "play_off": "回到课程了。（输入 reset 可以把变量恢复到这一步开始时的样子。）",
@@ -243,3 +247,29 @@ def tr(lang: str, key: str, **fields: object) -> str:
     table = MESSAGES.get(lang, MESSAGES["en"])
     text = table.get(key) or MESSAGES["en"][key]
     return text.format(**fields) if fields else text
+
+
+#: The command words shown in each language, as learners may type them: the commands
+#: line shows `hint 提示`, so `提示` works too, whichever language the lesson is in.
+COMMAND_WORDS = {
+    "提示": "hint",
+    "跳过": "skip",
+    "上一步": "back",
+    "下一步": "next",
+    "自由练习": "play",
+    "重来": "reset",
+    "再看一遍": "again",
+    "目录": "menu",
+    "进度": "progress",
+    "帮助": "help",
+    "说明": "help",
+    "查看说明": "help",
+    "退出": "bye",
+}
+
+
+def command_word(text: str) -> str:
+    """The lesson command `text` names in either language (lower-cased; unchanged when
+    it names none)."""
+    word = text.strip().lower()
+    return COMMAND_WORDS.get(word, word)

@@ -60,6 +60,9 @@ class LessonProgress:
     skipped: list[str] = field(default_factory=list)
     finished: bool = False
     updated: str = ""
+    #: The learner's inputs in the step to resume at that ran without an error, re-run
+    #: when the lesson is opened again so the variables they made come back.
+    work: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -69,6 +72,7 @@ class LessonProgress:
             "skipped": list(self.skipped),
             "finished": self.finished,
             "updated": self.updated,
+            "work": list(self.work),
         }
 
     @classmethod
@@ -81,14 +85,15 @@ class LessonProgress:
         skipped = data.get("skipped", [])
         finished = data.get("finished", False)
         updated = data.get("updated", "")
+        work = data.get("work", [])
         if step is not None and not isinstance(step, str):
             raise ValueError("a lesson's step is not a string")
-        for name, items in (("done", done), ("skipped", skipped)):
+        for name, items in (("done", done), ("skipped", skipped), ("work", work)):
             if not isinstance(items, list) or not all(isinstance(s, str) for s in items):
                 raise ValueError(f"a lesson's {name} list is not a list of strings")
         if not isinstance(finished, bool) or not isinstance(updated, str):
             raise ValueError("a lesson's finished/updated fields have the wrong type")
-        return cls(step, list(done), list(skipped), finished, updated)
+        return cls(step, list(done), list(skipped), finished, updated, list(work))
 
 
 @dataclass
@@ -320,11 +325,17 @@ class ProgressStore:
         done: str | None = None,
         skipped: str | None = None,
         finished: bool | None = None,
+        work: list[str] | None = None,
     ) -> bool:
-        """Update one lesson's progress and save at once; returns whether it was saved."""
+        """Update one lesson's progress and save at once; returns whether it was saved.
+        Moving to another step forgets the work kept for the last one."""
         entry = self.progress.lesson(lesson_id)
         if step is not None:
+            if step != entry.step:
+                entry.work = []
             entry.step = step
+        if work is not None:
+            entry.work = list(work)
         if done is not None:
             if done not in entry.done:
                 entry.done.append(done)

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from gradshell.learn import checks
 from gradshell.learn.checks import Status
-from gradshell.learn.i18n import tr
+from gradshell.learn.i18n import LANGS, command_word, tr
 from gradshell.learn.lesson import Lesson, Step, find_lesson
 from gradshell.learn.progress import ProgressStore
 from gradshell.learn.runtime import LessonRuntime
@@ -43,6 +43,9 @@ COMMANDS = (
 #: Inputs that went wrong (an error, or a wrong state) before the learner is pointed at
 #: `hint`; or this many inputs more than the reference solution needs.
 NUDGE_AFTER = 2
+
+#: The most inputs of one step kept to be re-run when the lesson is opened again.
+MAX_WORK = 200
 
 
 class Mode(Enum):
@@ -197,6 +200,8 @@ class Tutor:
         self.failures = 0
         self.nudged = False
         self.prediction: Any = NO_PREDICTION
+        #: The inputs of this step that ran without an error (kept with the progress).
+        self.work: list[str] = []
         self.last_feedback = ""
         self.saved_ok = True
         self._mode_before_play = Mode.STEP
@@ -408,10 +413,16 @@ class Tutor:
             self.markdown(lesson.summary.get(self.lang))
         self.say(self.t("commands_line"))
         self.runtime.rebuild(index)
-        self.enter_step(index)
+        kept = (
+            list(entry.work) if entry is not None and entry.step == lesson.steps[index].id else []
+        )
+        self.enter_step(index, restore=kept)
 
-    def enter_step(self, index: int, *, note: str | None = None) -> None:
-        """Make step `index` current (state already in place), save, and show it."""
+    def enter_step(
+        self, index: int, *, note: str | None = None, restore: list[str] | None = None
+    ) -> None:
+        """Make step `index` current (state already in place), save, and show it;
+        `restore`: the learner's inputs kept from an earlier visit, re-run quietly."""
         assert self.lesson is not None and self.runtime is not None
         self.index = index
         self.hints_shown = 0
@@ -421,8 +432,36 @@ class Tutor:
         self.last_feedback = ""
         self.prediction = NO_PREDICTION
         self.runtime.begin_step(self.step)
+        self.work = []
         self._save(step=self.step.id)
+        if restore:
+            note = "\n".join(filter(None, [note, self._restore_work(restore)]))
         self.show_step(note=note)
+
+    def _restore_work(self, inputs: list[str]) -> str:
+        """Re-run the learner's kept inputs of this step, quietly; says which variables
+        came back, and which inputs could not run again."""
+        assert self.runtime is not None
+        namespace = self.runtime.session.namespace
+        before = {name: id(value) for name, value in namespace.items()}
+        failed = []
+        for source, result in zip(inputs, self.runtime.run_quietly(inputs), strict=True):
+            if result.error is None:
+                self.work.append(source)
+            else:
+                failed.append(source.strip().splitlines()[0] if source.strip() else source)
+        self._save(work=self.work)
+        made = [
+            name
+            for name, value in namespace.items()
+            if not name.startswith("_") and before.get(name) != id(value)
+        ]
+        lines = []
+        if made:
+            lines.append(self.t("work_back", names=", ".join(made)))
+        if failed:
+            lines.append(self.t("work_lost", inputs="; ".join(failed)))
+        return "\n".join(lines)
 
     def show_step(self, note: str | None = None) -> None:
         """Show the current step's text and task (and its prediction question)."""
@@ -466,7 +505,7 @@ class Tutor:
             self._menu_input(text)
             return
         word = text.strip()
-        low = word.lower()
+        low = command_word(word)
         if self.mode is Mode.PLAY:
             if low in ("nxt", "next"):
                 self.mode = self._mode_before_play
@@ -573,6 +612,7 @@ class Tutor:
         """Run the learner's code; in a step, check the state afterwards."""
         assert self.runtime is not None
         result = self.runtime.run_cell(text)
+        self._follow_lang()
         if result.visual:
             self.out.write(result.visual)
             self.out.flush()
@@ -580,12 +620,14 @@ class Tutor:
             self.bye()
             return
         if not check:
+            self._keep_work(text, result)
             return
         self.attempts += 1
         verdict = self.runtime.check(self.step)
         if verdict.passed and self._error_allowed(result.error):
             self.passed()
             return
+        self._keep_work(text, result)
         failure = verdict.first_failure
         wrong = failure is not None and failure.status is Status.WRONG
         if result.error is not None or wrong:
@@ -598,6 +640,24 @@ class Tutor:
         if (self.failures >= NUDGE_AFTER or many) and not self.nudged and self.hints_shown == 0:
             self.nudged = True
             self.say(self.t("nudge"))
+
+    def _keep_work(self, text: str, result: Any) -> None:
+        """Keep an input that ran without an error in the learner's progress, so that
+        leaving in the middle of a step and coming back brings its variables back."""
+        if result.error is not None or self.lesson is None or len(self.work) >= MAX_WORK:
+            return
+        self.work.append(text)
+        self._save(work=self.work)
+
+    def _follow_lang(self) -> None:
+        """`%lang en|zh` typed in a lesson moves the lesson too: its texts, hints,
+        feedback and checks' messages, not only the panels."""
+        from gradshell.viz.magics import state_of
+
+        assert self.runtime is not None
+        lang = state_of(self.runtime.session).lang
+        if lang != self.lang and lang in LANGS:
+            self.lang = self.runtime.lang = lang
 
     def _error_allowed(self, error: BaseException | None) -> bool:
         """Whether the input's outcome lets the step pass: no error, or the error the

@@ -428,3 +428,42 @@ def test_a_prediction_is_scored_after_skip(tmp_path):
     _typed(tutor, out, *tutor.step.reference_code())
     text = _typed(tutor, out, "1", "skip")
     assert "differ" in text and "counts as skipped" in text
+
+
+def test_lang_moves_the_lesson_and_its_hints(tmp_path):
+    """`%lang en` in a Chinese lesson: the next hint is in English."""
+    me = Learner(tmp_path, lang="zh", name="chain")
+    chinese = me.type("hint")
+    assert "提示 1/" in chinese
+    me.type("%lang en")
+    assert "Hint 2/" in me.type("hint")
+
+
+@pytest.mark.parametrize(("word", "shows"), [("提示", "Hint 1/"), ("进度", "│"), ("帮助", "hint")])
+def test_command_words_are_accepted_in_both_languages(tmp_path, word, shows):
+    me = Learner(tmp_path, lang="en", name="chain")
+    text = me.type(word)
+    assert "NameError" not in text and shows in text
+
+
+def test_leaving_in_the_middle_of_a_step_keeps_its_variables(tmp_path):
+    """x and y made, bye, reopen: they are back, and the learner is told."""
+    me = Learner(tmp_path, name="chain")
+    me.type("x = torch.ones(2, 2, requires_grad=True)", "y = x + 2", "oops(")
+    assert me.tutor.index == 0
+    me.type("bye")
+    again = Learner(tmp_path, name="chain")
+    text = again.out.getvalue()
+    assert "Your work in this step came back: x, y." in text
+    assert again.value("y").tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+def test_kept_work_that_cannot_run_again_is_named(tmp_path):
+    me = Learner(tmp_path, name="chain")
+    me.type("x = torch.ones(2, 2, requires_grad=True)")
+    entry = me.store.load().lessons["chain"]
+    entry.work.append("z = undefined_name + 1")
+    me.store.save(["chain"])
+    again = Learner(tmp_path, name="chain")
+    assert "could not run again" in again.out.getvalue()
+    assert "z = undefined_name + 1" in again.out.getvalue()
