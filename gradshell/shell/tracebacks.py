@@ -19,6 +19,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from gradshell.shell.errors import Refused
+from gradshell.shell.suggestions import with_suggestion
 
 
 @dataclass
@@ -115,10 +116,19 @@ def _format_one(exc: BaseException, sources: SourceMap) -> list[str]:
     if frames:
         lines.append("Traceback (most recent call last):\n")
         lines.extend(traceback.StackSummary.from_list(frames).format())
-    lines.extend(traceback.format_exception_only(type(exc), exc))
+    lines.extend(exception_only(exc))
     hint = getattr(exc, "hint", None)
     if isinstance(hint, str) and hint:  # gradshell's own advice after PyTorch's message
         lines.append(hint + "\n")
+    return lines
+
+
+def exception_only(exc: BaseException) -> list[str]:
+    """The error's last line(s) as Python prints them, with Python 3.12's suggestion for a
+    misspelt name or attribute (`Did you mean: 'print'?`) on every Python."""
+    lines = traceback.format_exception_only(type(exc), exc)
+    if lines and isinstance(exc, NameError | AttributeError):
+        lines[0] = with_suggestion(lines[0], exc)
     return lines
 
 

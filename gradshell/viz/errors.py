@@ -227,6 +227,57 @@ KINDS: tuple[Kind, ...] = (
 )
 
 
+#: A misspelt or not-yet-defined name, and an attribute that does not exist: beginners'
+#: most common errors. `{name}` is the name, `{tip}` Python's suggestion in words ('').
+TYPO_KINDS: tuple[Kind, ...] = (
+    _k(
+        "name_typo",
+        r"^name '[^']+' is not defined",
+        {
+            "en": "Python looked for the name {name} among your variables and the "
+            "built-in functions and found nothing: it was never assigned in this session "
+            "(or the line that assigns it has not run yet), or it is spelt differently "
+            "(Python tells upper and lower case apart).",
+            "zh": "Python 在你的变量和内置函数里找名字 {name}，没有找到：它在这次会话里从来没被赋值"
+            "（或者给它赋值的那一行还没运行），或者拼写不一样（Python 区分大小写）。",
+        },
+        {
+            "en": "check the spelling of {name}{tip}, or run the line that defines it first.",
+            "zh": "检查 {name} 的拼写{tip}，或者先运行定义它的那一行。",
+        },
+    ),
+    _k(
+        "attribute_typo",
+        r"object has no attribute '[^']+'",
+        {
+            "en": "The object before the dot has no attribute or method called {name}; "
+            "often it is a typo, or a name from another library or PyTorch version.",
+            "zh": "点号前面的对象没有叫 {name} 的属性或方法；多半是拼写错了，"
+            "或者是别的库、别的 PyTorch 版本里的名字。",
+        },
+        {
+            "en": "check the spelling{tip}; dir(obj) lists what the object has.",
+            "zh": "检查拼写{tip}；dir(obj) 可以列出这个对象有哪些属性。",
+        },
+    ),
+)
+
+#: How Python's suggestion is told in the fix line, per language.
+_TIP = {"en": " (Python suggests {s})", "zh": "（Python 猜你想写的是 {s}）"}
+
+
+def _typo_fields(exc: BaseException | None, lang: str) -> dict[str, str]:
+    """{name} and {tip} for a typo kind's texts, from the error itself."""
+    from gradshell.shell.suggestions import suggestion
+
+    if exc is None:
+        return {"name": "?", "tip": ""}
+    name = str(getattr(exc, "name", "") or "?")
+    found = re.search(r"Did you mean: '([^']+)'", suggestion(exc))
+    tip = _TIP[lang].format(s=found.group(1)) if found else ""
+    return {"name": name, "tip": tip}
+
+
 def classify(text: str) -> Kind | None:
     """The kind of autograd error `text` (a message or printed output) is, or None."""
     for kind in KINDS:
@@ -307,8 +358,15 @@ _LABELS = {
 }
 
 
-def explanation(kind: Kind, line: str, lang: str = "en", culprit: str | None = None) -> Any:
-    """The explanation of `kind` for the learner's `line`, as a rich renderable."""
+def explanation(
+    kind: Kind,
+    line: str,
+    lang: str = "en",
+    culprit: str | None = None,
+    fields: dict[str, str] | None = None,
+) -> Any:
+    """The explanation of `kind` for the learner's `line`, as a rich renderable;
+    `fields` fill in its texts' other blanks (a typo's name and Python's suggestion)."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
@@ -316,7 +374,8 @@ def explanation(kind: Kind, line: str, lang: str = "en", culprit: str | None = N
     lang = lang if lang in _LABELS else "en"
     labels = _LABELS[lang]
     t, x = names_in(line)
-    body = [Text(kind.what[lang])]
+    fields = fields or {}
+    body = [Text(kind.what[lang].format(**fields) if fields else kind.what[lang])]
     if line:
         row = Text(f"{labels['line']}: ", style="bold")
         row.append(line, style="cyan")
@@ -327,7 +386,7 @@ def explanation(kind: Kind, line: str, lang: str = "en", culprit: str | None = N
         body.append(row)
     fix = Text(f"{labels['fix']}: ", style="bold green")
     inner = t[1:-1] if t.startswith("(") and t.endswith(")") else t
-    fix.append(kind.fix[lang].format(t=t, x=x, ti=inner))
+    fix.append(kind.fix[lang].format(t=t, x=x, ti=inner, **fields))
     body.append(fix)
     return Panel(
         Group(*body),
@@ -349,11 +408,15 @@ def explain_result(session: Session, result: CellResult, lang: str = "en") -> An
         if kind is not None and kind.key != "nonleaf_grad":
             kind = None
         exc = None
+    fields: dict[str, str] = {}
+    if kind is None and isinstance(exc, NameError | AttributeError):
+        kind = next((k for k in TYPO_KINDS if k.pattern.search(str(exc))), None)
+        fields = _typo_fields(exc, lang if lang in _TIP else "en")
     if kind is None:
         return None
     line = learner_line(session, exc, result.output, result.source)
     extra = _culprit(session) if kind.key == "modified_saved" else None
-    return explanation(kind, line, lang, extra)
+    return explanation(kind, line, lang, extra, fields)
 
 
 _INPLACE = re.compile(r"\b[A-Za-z_]\w*(\.\w+)*\s*([-+*/@]|\*\*|//)=|\.[a-z]\w*_\(|\]\s*=[^=]")

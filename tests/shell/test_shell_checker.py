@@ -371,7 +371,8 @@ def test_deeply_nested_code_is_refused_not_crashing(session):
 
 def test_dunder_file_is_read_as_python_reads_it(session):
     out = session.run_cell("print(__file__)").output
-    assert out.endswith("NameError: name '__file__' is not defined\n")  # as in the REPL
+    # as in Python's REPL, suggestion included
+    assert out.endswith("NameError: name '__file__' is not defined. Did you mean: '__name__'?\n")
     session.namespace["__file__"] = "tutorial.py"
     assert session.run_cell("__file__").output == "'tutorial.py'\n"
 

@@ -139,3 +139,20 @@ def test_xmode_and_lang_usage(vs):
     assert vs.run_cell("%xmode").output == "exception mode: plain\n"
     assert "usage: %xmode plain|explain" in vs.run_cell("%xmode loud").output
     assert "usage: %lang en|zh" in vs.run_cell("%lang fr").output
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_typos_are_explained_in_plain_words(vs, lang):
+    """A misspelt name or attribute: Python's suggestion after its message, and under
+    `%xmode explain` a plain-words panel that repeats the suggestion in the fix."""
+    vs.run_cell("%xmode explain")
+    vs.run_cell(f"%lang {lang}")
+    r = vs.run_cell("prnt(1)")
+    assert "NameError: name 'prnt' is not defined. Did you mean: 'print'?" in r.output
+    assert ("(Python suggests print)" if lang == "en" else "Python 猜你想写的是 print") in r.visual
+    vs.run_cell("x = torch.ones(3, requires_grad=True)")
+    r = vs.run_cell("x.gradd")
+    assert "has no attribute 'gradd'. Did you mean: 'grad'?" in r.output
+    assert "gradd" in r.visual and ("dir(obj)" in r.visual)
+    r = vs.run_cell("zzz_unknown")
+    assert "zzz_unknown" in r.visual and "suggests" not in r.visual
