@@ -329,6 +329,12 @@ def step_magic(session: Session, arg: str) -> str | None:
             break
         if answer.strip().lower() in ("q", "quit", "stop"):
             break
+        if answer.strip():  # an input, not an Enter: never swallow it silently
+            session.write(
+                f"(stepping stopped after step {i + 1} of {len(ex.steps)}; "
+                f"`{answer.strip()[:80]}` did not run: type it again at the prompt)\n"
+            )
+            break
     return None
 
 

@@ -179,3 +179,21 @@ def test_a_detached_copy_is_still_pointed_out(vs):
     ):
         vs.run_cell(cell)
     assert "d shares data with x" in vs.run_cell("%graph out").visual
+
+
+def test_step_never_swallows_an_input_typed_at_its_prompt(vs):
+    """At `%step`'s prompt, a command instead of Enter stops the stepping and says that
+    the command did not run (it used to be taken as 'next step' without a word)."""
+    vs.run_cell("x = torch.ones(2, 2, requires_grad=True)")
+    vs.run_cell("out = (x * 3).mean()")
+    typed = iter(["", "%graph out"])
+    vs.interactive = True
+    vs.read_input = lambda prompt="": next(typed)
+    try:
+        r = vs.run_cell("%step out")
+    finally:
+        vs.interactive = False
+        del vs.read_input
+    shown = r.output + r.visual
+    assert "step 2/3" in shown and "step 3/3" not in shown
+    assert "`%graph out` did not run: type it again at the prompt" in shown
