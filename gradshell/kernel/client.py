@@ -32,7 +32,13 @@ from gradshell.kernel.protocol import (
     Reader,
     write_message,
 )
-from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
+from gradshell.shell.files import (
+    FileAccessError,
+    FileService,
+    LocalFiles,
+    PathPolicy,
+    answered_yes,
+)
 from gradshell.shell.session import CellResult, Prompts, source_is_complete
 
 #: Seconds a statement gets, after its time limit or a Ctrl-C, to stop by itself before
@@ -114,6 +120,8 @@ class KernelSession(Prompts):
         display_hints: dict[str, Any] | None = None,
         interactive: bool | None = None,
         on_graph: Callable[[str], None] | None = None,
+        files: FileService | None = None,
+        workdir: Path | None = None,
     ) -> None:
         self.style = style
         self.prompt = prompt
@@ -139,7 +147,13 @@ class KernelSession(Prompts):
         self.tutor_state: dict[str, Any] = {}
         self.filename = filename
         self.policy = policy if policy is not None else PathPolicy.here()
-        self.files = LocalFiles(self.policy)
+        #: Does the file magics' I/O for the kernel (replay passes one that writes nothing).
+        self.files: FileService = (
+            files if files is not None else LocalFiles(self.policy, confirm=self._confirm)
+        )
+        #: The kernel's writable directory, when the caller chooses it (replay: a temporary
+        #: one); None: chosen by `_choose_writable_dir`. The caller creates and removes it.
+        self.workdir = workdir
         self.stream = stream
         self.error_stream = error_stream
         self.sandbox = sandbox
@@ -156,6 +170,9 @@ class KernelSession(Prompts):
         self._replaying = False
         self._replay_inputs: list[str] = []  # the recorded input() answers of a re-run
         self._inputs: list[str] = []
+        #: The input being run was typed with --force (a file magic's flag the front end
+        #: honours only when it is in what the learner typed, not on the kernel's word).
+        self._typed_force = False
         self._scratch: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._reader: Reader | None = None
@@ -204,7 +221,9 @@ class KernelSession(Prompts):
     def _choose_writable_dir(self) -> Path:
         """The session directory, unless the kernel will run as another user (started
         as root, it drops to 'nobody') or cannot write there: then a private scratch
-        directory that is removed when the session ends."""
+        directory that is removed when the session ends. A `workdir` given is used as is."""
+        if self.workdir is not None:
+            return self.workdir
         session_dir = self.policy.session_dir
         if self.sandbox and os.geteuid() != 0 and os.access(session_dir, os.W_OK):
             return session_dir
@@ -355,6 +374,7 @@ class KernelSession(Prompts):
     def _run(self, op: str, source: str, filename: str) -> CellResult:
         collected: list[str] = []
         self._inputs = []
+        self._typed_force = typed_force(source)
         try:
             self.wait_ready()
             reply = self._exchange(
@@ -403,6 +423,7 @@ class KernelSession(Prompts):
     def call(self, op: str, **args: Any) -> dict[str, Any]:
         """Send a lesson request (`tutor_start`, `tutor_handle`, `tutor_eof`); a lost
         kernel is replaced and the lesson reopened at the learner's saved step."""
+        self._typed_force = typed_force(str(args.get("text", "")))
         try:
             self.wait_ready()
             reply = self._exchange(
@@ -547,10 +568,12 @@ class KernelSession(Prompts):
             text = str(message.get("text", ""))
             if op == "read_file":
                 return {"type": "reply", "ok": True, "text": self.files.read_text(path)}
+            force = bool(message.get("force")) and self._typed_force
             if op == "write_file":
                 if self._replaying:  # re-running history must not rewrite files
                     return {"type": "reply", "ok": True, "shown": path}
-                return {"type": "reply", "ok": True, "shown": self.files.write_text(path, text)}
+                shown = self.files.write_text(path, text, force=force)
+                return {"type": "reply", "ok": True, "shown": shown}
             if op == "show_graph":
                 if self.on_graph is not None and not self._replaying:
                     self.on_graph(text)
@@ -558,7 +581,8 @@ class KernelSession(Prompts):
             if op == "write_svg":
                 if self._replaying:
                     return {"type": "reply", "ok": True, "shown": path}
-                return {"type": "reply", "ok": True, "shown": self.files.write_svg(path, text)}
+                shown = self.files.write_svg(path, text, force=force)
+                return {"type": "reply", "ok": True, "shown": shown}
         except FileAccessError as exc:
             return {"type": "reply", "ok": False, "error": str(exc)}
         return {"type": "reply", "ok": False, "error": f"unknown service {op!r}"}
@@ -579,6 +603,19 @@ class KernelSession(Prompts):
             return {"type": "reply", "ok": False, "error": "EOFError"}
         self._inputs.append(line)
         return {"type": "reply", "ok": True, "line": line}
+
+    def _confirm(self, question: str) -> bool:
+        """Ask the learner at this terminal whether to write over a file gradshell did
+        not write; no at once where nobody can answer (a program, piped input, replay)."""
+        if not self.interactive or self._replaying:
+            return False
+        if self.stream is not None:
+            self.stream.write(question)
+            self.stream.flush()
+        try:
+            return answered_yes(self.read_line())
+        except KeyboardInterrupt:
+            return False
 
     def read_line(self) -> str | None:
         """A line for the learner's `input()`: from stdin (None at its end)."""
@@ -698,6 +735,12 @@ class KernelSession(Prompts):
             f"gradshell: {done} of the {len(history)} earlier inputs that had finished "
             "could be re-run; what the others made was lost."
         )
+
+
+def typed_force(source: str) -> bool:
+    """Whether `source` is a magic line the learner typed with `--force` (or `-f`)."""
+    line = source.strip()
+    return line.startswith("%") and any(w in ("-f", "--force") for w in line.split()[1:])
 
 
 def _at_a_terminal() -> bool:
