@@ -42,7 +42,13 @@ from gradshell.kernel.workspace import (
     private_temp_dir,
     sweep,
 )
-from gradshell.shell.files import FileAccessError, LocalFiles, PathPolicy
+from gradshell.shell.files import (
+    FileAccessError,
+    FileService,
+    LocalFiles,
+    PathPolicy,
+    answered_yes,
+)
 from gradshell.shell.session import CellResult, Prompts, source_is_complete
 
 #: Seconds a statement gets, after its time limit or a Ctrl-C, to stop by itself before
@@ -124,6 +130,7 @@ class KernelSession(Prompts):
         display_hints: dict[str, Any] | None = None,
         interactive: bool | None = None,
         on_graph: Callable[[str], None] | None = None,
+        files: FileService | None = None,
         workdir: Path | str | None = None,
         workspace_bytes: int = MAX_WORKSPACE_BYTES,
         workspace_files: int = MAX_WORKSPACE_FILES,
@@ -152,7 +159,10 @@ class KernelSession(Prompts):
         self.tutor_state: dict[str, Any] = {}
         self.filename = filename
         self.policy = policy if policy is not None else PathPolicy.here()
-        self.files = LocalFiles(self.policy)
+        #: Does the file magics' I/O for the kernel (replay passes one that writes nothing).
+        self.files: FileService = (
+            files if files is not None else LocalFiles(self.policy, confirm=self._confirm)
+        )
         self.stream = stream
         self.error_stream = error_stream
         self.sandbox = sandbox
@@ -161,8 +171,9 @@ class KernelSession(Prompts):
         self.execution_count = 0
         #: What the kernel said about its sandbox layers (filled when it is ready).
         self.layers: dict[str, str] = {}
-        #: The workspace asked for (`--workdir`); None: `gradshell-files/` under the
-        #: session directory, or a private one when that cannot be written.
+        #: The workspace asked for (`--workdir`; replay: a temporary one its caller makes
+        #: and removes); None: `gradshell-files/` under the session directory, or a
+        #: private one when that cannot be written.
         self.workdir = Path(workdir) if workdir is not None else None
         #: The workspace's caps: bytes and files together (checked after each input).
         self.workspace_bytes = workspace_bytes
@@ -182,6 +193,9 @@ class KernelSession(Prompts):
         self._replaying = False
         self._replay_inputs: list[str] = []  # the recorded input() answers of a re-run
         self._inputs: list[str] = []
+        #: The input being run was typed with --force (a file magic's flag the front end
+        #: honours only when it is in what the learner typed, not on the kernel's word).
+        self._typed_force = False
         self._scratch: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._reader: Reader | None = None
@@ -404,6 +418,7 @@ class KernelSession(Prompts):
         collected: list[str] = []
         self._inputs = []
         began = time.time()
+        self._typed_force = typed_force(source)
         try:
             self.wait_ready()
             reply = self._exchange(
@@ -464,6 +479,7 @@ class KernelSession(Prompts):
     def call(self, op: str, **args: Any) -> dict[str, Any]:
         """Send a lesson request (`tutor_start`, `tutor_handle`, `tutor_eof`); a lost
         kernel is replaced and the lesson reopened at the learner's saved step."""
+        self._typed_force = typed_force(str(args.get("text", "")))
         try:
             self.wait_ready()
             reply = self._exchange(
@@ -611,10 +627,12 @@ class KernelSession(Prompts):
             text = str(message.get("text", ""))
             if op == "read_file":
                 return {"type": "reply", "ok": True, "text": self.files.read_text(path)}
+            force = bool(message.get("force")) and self._typed_force
             if op == "write_file":
                 if self._replaying:  # re-running history must not rewrite files
                     return {"type": "reply", "ok": True, "shown": path}
-                return {"type": "reply", "ok": True, "shown": self.files.write_text(path, text)}
+                shown = self.files.write_text(path, text, force=force)
+                return {"type": "reply", "ok": True, "shown": shown}
             if op == "show_graph":
                 if self.on_graph is not None and not self._replaying:
                     self.on_graph(text)
@@ -622,7 +640,8 @@ class KernelSession(Prompts):
             if op == "write_svg":
                 if self._replaying:
                     return {"type": "reply", "ok": True, "shown": path}
-                return {"type": "reply", "ok": True, "shown": self.files.write_svg(path, text)}
+                shown = self.files.write_svg(path, text, force=force)
+                return {"type": "reply", "ok": True, "shown": shown}
         except FileAccessError as exc:
             return {"type": "reply", "ok": False, "error": str(exc)}
         return {"type": "reply", "ok": False, "error": f"unknown service {op!r}"}
@@ -643,6 +662,19 @@ class KernelSession(Prompts):
             return {"type": "reply", "ok": False, "error": "EOFError"}
         self._inputs.append(line)
         return {"type": "reply", "ok": True, "line": line}
+
+    def _confirm(self, question: str) -> bool:
+        """Ask the learner at this terminal whether to write over a file gradshell did
+        not write; no at once where nobody can answer (a program, piped input, replay)."""
+        if not self.interactive or self._replaying:
+            return False
+        if self.stream is not None:
+            self.stream.write(question)
+            self.stream.flush()
+        try:
+            return answered_yes(self.read_line())
+        except KeyboardInterrupt:
+            return False
 
     def read_line(self) -> str | None:
         """A line for the learner's `input()`: from stdin (None at its end)."""
@@ -787,6 +819,12 @@ def _restored_words(done: int, total: int, before: list[str], after: list[str]) 
 def _name_list(names: list[str], most: int = 20) -> str:
     shown = ", ".join(names[:most])
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def typed_force(source: str) -> bool:
+    """Whether `source` is a magic line the learner typed with `--force` (or `-f`)."""
+    line = source.strip()
+    return line.startswith("%") and any(w in ("-f", "--force") for w in line.split()[1:])
 
 
 def _at_a_terminal() -> bool:

@@ -125,13 +125,16 @@ class RemoteFiles:
         """The text of `path`, read by the front end."""
         return str(self._ask("read_file", path=path).get("text", ""))
 
-    def write_text(self, path: str, text: str) -> str:
-        """Have the front end write `text` to `path`."""
-        return str(self._ask("write_file", path=path, text=text).get("shown", path))
+    def write_text(self, path: str, text: str, *, force: bool = False) -> str:
+        """Have the front end write `text` to `path` (it honours `force` only when the
+        learner typed it: the kernel's word alone is not the learner's)."""
+        reply = self._ask("write_file", path=path, text=text, force=force)
+        return str(reply.get("shown", path))
 
-    def write_svg(self, path: str, dot_text: str) -> str:
+    def write_svg(self, path: str, dot_text: str, *, force: bool = False) -> str:
         """Have the front end render DOT text to an SVG file."""
-        return str(self._ask("write_svg", path=path, text=dot_text).get("shown", path))
+        reply = self._ask("write_svg", path=path, text=dot_text, force=force)
+        return str(reply.get("shown", path))
 
     def show_graph(self, dot_text: str) -> None:
         """Send a graph's DOT to a front end that draws pictures (it answers at once)."""
@@ -304,6 +307,7 @@ class Kernel:
         if session is not None and id(session) not in self._tutor_sessions:
             self._tutor_sessions.add(id(session))
             session.interactive = self.interactive
+            session.files = RemoteFiles(self.channel)  # the front end's rules, as the shell's
             self._install_input(session)
 
     # -- requests ------------------------------------------------------------------------

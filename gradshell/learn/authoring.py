@@ -149,10 +149,10 @@ def replay_in_kernel(lesson: Lesson, factory: Any = None) -> SessionResult:
 
 def _lesson_kernel(style: str, prompt: str) -> Any:
     """A sandboxed kernel as a lesson has it: the visual channel on (magics work), its
-    panels kept apart from the compared output."""
-    from gradshell.kernel.client import KernelSession
+    panels kept apart from the compared output; like any replay, it writes no files."""
+    from gradshell.replay.diskless import ReplayKernel
 
-    return KernelSession(style=style, prompt=prompt, viz=True, time_limit=60.0)
+    return ReplayKernel(style, prompt, viz=True, time_limit=60.0)
 
 
 def _setup_inputs(lesson: Lesson) -> list[str]:

@@ -6,7 +6,9 @@
     gradshell learn --reset NAME    forget a lesson's progress (`all`: every lesson)
     gradshell learn --lang en|zh    the language (default: from the locale)
     gradshell learn --export FILE   write your progress as a report for a teacher
-                                    (`-`: standard output; `--learner NAME` names you in it)
+                                    (`-`: standard output; `--learner NAME` names you in it;
+                                    an existing FILE is replaced only with `--force` or
+                                    your yes at the terminal)
     gradshell learn --new TRANSCRIPT
                                     draft a lesson file from a `>>>` transcript
                                     (`--out FILE`; default: the next NN-slug.toml here)
@@ -67,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
         "--export", metavar="FILE", help="write your progress as a JSON report ('-': stdout)"
     )
     p.add_argument("--learner", metavar="NAME", help="the name to put in an --export report")
+    p.add_argument("--force", action="store_true", help="let --export replace an existing file")
     p.add_argument("--new", metavar="TRANSCRIPT", help="draft a lesson from a >>> transcript")
     p.add_argument("--out", metavar="FILE", help="where --new writes the lesson")
     p.add_argument(
@@ -138,7 +141,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.export is not None:
         from gradshell.learn.teaching import export
 
-        return export(store, course, args.export, lang=lang, learner=args.learner)
+        return export(
+            store,
+            course,
+            args.export,
+            lang=lang,
+            learner=args.learner,
+            force=args.force,
+            interactive=interactive,
+        )
 
     if args.list:
         store.load()

@@ -7,11 +7,32 @@ does, and reports every output that differs.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from gradshell.learn.lesson import Lesson, LessonError, find_lesson, lessons_dir, load_lesson
 from gradshell.learn.progress import ProgressStore, atomic_write
+
+
+def refuse_target(target: str, *, force: bool, interactive: bool) -> str | None:
+    """Why a command may not write `target` (None: it may): a hidden name anywhere in it,
+    or an existing file the learner did not agree to replace (`--force`, or yes at the
+    terminal's y/N question, as IPython asks before `%save` replaces a file)."""
+    from gradshell.shell.files import HIDDEN, answered_yes, typed_hidden
+
+    if typed_hidden(target) is not None:
+        return f"{target}: {HIDDEN}"
+    if force or not os.path.lexists(target):
+        return None
+    if interactive:
+        try:
+            answer = input(f"File `{target}` exists. Overwrite (y/[N])? ")
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        if answered_yes(answer):
+            return None
+    return f"{target} exists, so it was left as it is (add --force to overwrite it)"
 
 
 def export(
@@ -21,10 +42,18 @@ def export(
     *,
     lang: str = "en",
     learner: str | None = None,
+    force: bool = False,
+    interactive: bool = False,
 ) -> int:
-    """Write the learner's progress report to `target` (`-`: stdout); the exit status."""
+    """Write the learner's progress report to `target` (`-`: stdout); the exit status.
+    An existing file is replaced only with `force` or the learner's yes."""
     from gradshell.learn.export import export_progress, export_text
 
+    if target != "-":
+        refused = refuse_target(target, force=force, interactive=interactive)
+        if refused is not None:
+            print(f"gradshell learn: {refused}", file=sys.stderr)
+            return 1
     progress = store.load()
     for notice in store.take_notices():
         print(f"gradshell learn: progress file: {notice.kind} {notice.fields}", file=sys.stderr)
@@ -46,6 +75,7 @@ def new_lesson(transcript: str, out: str | None) -> int:
     current folder); the exit status."""
     from gradshell.learn.drafting import DraftError, draft_lesson, next_lesson_path
     from gradshell.learn.lesson import load_course
+    from gradshell.shell.files import HIDDEN, typed_hidden
 
     source = Path(transcript)
     try:
@@ -66,7 +96,10 @@ def new_lesson(transcript: str, out: str | None) -> int:
         target = next_lesson_path(Path.cwd(), source.stem, numbers)
     else:
         target = Path(out)
-    if target.exists():
+    if typed_hidden(target) is not None:
+        print(f"gradshell learn: {target}: {HIDDEN}", file=sys.stderr)
+        return 1
+    if os.path.lexists(target):  # a draft never replaces a file, not even a symlink
         print(f"gradshell learn: {target} exists; give another --out", file=sys.stderr)
         return 1
     try:

@@ -7,8 +7,9 @@
         print(result.session.name, result.passed, result.failed)
 
 Modules: `parser` (text → sessions of examples), `normalise`, `matcher` (expected vs
-got), `runner` (fresh shell session per transcript session), `report` (rich diff),
-`update` (`--update`), `cli` (`gradshell replay`), `pytest_plugin`.
+got), `runner` (fresh shell session per transcript session), `diskless` (a kernel that
+writes no files), `report` (rich diff), `update` (`--update`), `cli` (`gradshell
+replay`), `pytest_plugin`.
 """
 
 from gradshell.replay.matcher import Comparison, compare, lines_match

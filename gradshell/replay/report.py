@@ -60,7 +60,19 @@ def session_report(result: SessionResult) -> list[Text]:
         parts.append(line)
     for failure in result.failures:
         parts.append(example_report(result.path, failure, where))
+    if parts and result.unwritten:
+        parts.append(unwritten_note(result.unwritten))
     return parts
+
+
+def unwritten_note(names: list[str]) -> Text:
+    """Why a file the transcript wrote is not on disk: replay writes no files, so an
+    output that depends on one being there afterwards differs."""
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return Text(
+        f"  note: replay writes no files; {shown} existed only during the replay\n",
+        style="dim",
+    )
 
 
 def example_report(path: str, failure: ExampleResult, where: str = "") -> Text:

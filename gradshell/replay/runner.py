@@ -36,10 +36,11 @@ SessionFactory = Callable[[str, str], ShellSession]
 
 
 def gradshell_session(style: str, prompt: str) -> ShellSession:
-    """A fresh sandboxed kernel for replay (no visual channel, a time limit per cell)."""
-    from gradshell.kernel.client import KernelSession
+    """A fresh sandboxed kernel for replay (no visual channel, a time limit per cell) that
+    writes no files: what the transcript writes is kept for this replay only."""
+    from gradshell.replay.diskless import ReplayKernel
 
-    return KernelSession(style=style, prompt=prompt, viz=False, time_limit=DEFAULT_TIME_LIMIT)
+    return ReplayKernel(style, prompt, viz=False, time_limit=DEFAULT_TIME_LIMIT)
 
 
 @dataclass
@@ -62,6 +63,8 @@ class SessionResult:
     prompt: str
     examples: list[ExampleResult] = field(default_factory=list)
     error: str | None = None
+    unwritten: list[str] = field(default_factory=list)
+    """Files the transcript wrote that replay kept off the disk (`%save`, `torch.save`)."""
 
     @property
     def passed(self) -> int:
@@ -109,6 +112,9 @@ def run_session(
     try:
         _replay_examples(shell, session, result)
     finally:
+        unwritten = getattr(shell, "unwritten", None)
+        if callable(unwritten):
+            result.unwritten = list(unwritten())
         close = getattr(shell, "close", None)
         if close is not None:
             close()

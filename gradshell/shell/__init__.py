@@ -12,6 +12,7 @@ Modules, one job each:
 * `display`, `tracebacks` — Python/IPython displays; learner-only tracebacks, warnings
 * `magics`      — `%help`, `%style`, ... and `register_magic` for other packages
 * `inputsplit`, `transcript`, `batch` — piped input, `%save`, `-c`/FILE runs
+* `files`, `ledger` — the file commands' paths (no hidden names) and what gradshell wrote
 * `repl`, `completion`, `history` — the prompt_toolkit REPL
 * `cli`         — the `gradshell` command
 

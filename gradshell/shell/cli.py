@@ -222,6 +222,7 @@ def _make_session(args: argparse.Namespace, *, viz: bool, limit: float | None) -
     if args.unsafe:
         from gradshell.shell.session import Session
 
+        files = LocalFiles(policy)
         session = Session(
             style=args.style,
             prompt=args.prompt,
@@ -229,9 +230,10 @@ def _make_session(args: argparse.Namespace, *, viz: bool, limit: float | None) -
             viz=viz,
             time_limit=limit,
             max_elements=args.max_elements,
-            files=LocalFiles(policy),
+            files=files,
         )
         session.interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        files.confirm = session.confirm_overwrite  # asks at this terminal, if there is one
         return session
     from gradshell.kernel.client import KernelSession
 

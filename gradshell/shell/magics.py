@@ -165,15 +165,32 @@ def _history(session: Session, arg: str) -> str:
     return "\n".join(lines) if lines else "(no history yet)"
 
 
+#: The words that let a file command write over a file gradshell did not write (IPython's
+#: `%save -f` and the long form).
+FORCE_WORDS = ("-f", "--force")
+
+
+def take_force(arg: str) -> tuple[bool, str]:
+    """(`--force` given?, the rest): the flag may come first or last, so that a file name
+    with spaces in the middle stays whole."""
+    words = arg.split()
+    if words and words[0] in FORCE_WORDS:
+        return True, arg.strip()[len(words[0]) :].strip()
+    if words and words[-1] in FORCE_WORDS:
+        return True, arg.strip()[: -len(words[-1])].strip()
+    return False, arg.strip()
+
+
 def _save(session: Session, arg: str) -> str:
-    if not arg:
-        raise MagicError("usage: %save FILE")
+    force, name = take_force(arg)
+    if not name:
+        raise MagicError("usage: %save [--force] FILE")
     from gradshell.shell.files import FileAccessError
     from gradshell.shell.transcript import session_transcript
 
     text = session_transcript(session)
     try:
-        shown = session.files.write_text(arg, text)
+        shown = session.files.write_text(name, text, force=force)
     except FileAccessError as exc:
         raise MagicError(str(exc)) from None
     count = sum(1 for e in session.history if e.record)
@@ -262,7 +279,12 @@ register_magic(
 register_magic("reset", _reset, "forget all variables", record=True)
 register_magic("who", _who, "list variables with their type, shape, dtype, requires_grad")
 register_magic("history", _history, "list the inputs of this session")
-register_magic("save", _save, "FILE: save the session as a replayable transcript")
+register_magic(
+    "save",
+    _save,
+    "[--force] FILE: save the session as a replayable transcript (--force: replace a "
+    "file gradshell did not write)",
+)
 register_magic("load", _load, "FILE: run a script or a transcript's inputs in this session")
 register_magic("sandbox", _sandbox, "show how the kernel running your code is confined")
 register_magic("time", _time, "STATEMENT: run it and show how long it took")

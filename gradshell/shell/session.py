@@ -202,7 +202,11 @@ class Session(Prompts):
         self.error_stream = error_stream
         self.filename = filename
         #: Where %save, %load and %graph --dot read and write (the session directory).
-        self.files: FileService = files if files is not None else LocalFiles(PathPolicy.here())
+        self.files: FileService = (
+            files
+            if files is not None
+            else LocalFiles(PathPolicy.here(), confirm=self.confirm_overwrite)
+        )
         self.execution_count = 0
         #: Where learner code's files go (torch.save); None: the session directory.
         self.writable_dir: Path | None = None
@@ -329,6 +333,18 @@ class Session(Prompts):
             return builtins.input(prompt)
         self.write(prompt)
         raise EOFError("EOF when reading a line")
+
+    def confirm_overwrite(self, question: str) -> bool:
+        """Ask the learner at this terminal a y/N question (whether to write over a file
+        gradshell did not write); no, without asking, where nobody is there to answer."""
+        from gradshell.shell.files import answered_yes
+
+        if not self.interactive:
+            return False
+        try:
+            return answered_yes(self.read_input(question))
+        except (EOFError, KeyboardInterrupt):
+            return False
 
     def _display(self, value: Any) -> None:
         if value is None:

@@ -89,19 +89,20 @@ def to_dot(t: Tensor, namer: Namer, namespace: dict | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_dot(text: str, path: str, files: Any) -> str:
-    """Write DOT text to `path` through the session's file service; returns the line to show."""
+def write_dot(text: str, path: str, files: Any, *, force: bool = False) -> str:
+    """Write DOT text to `path` through the session's file service (`force`: over a file
+    gradshell did not write); returns the line to show."""
     try:
-        shown = files.write_text(path, text)
+        shown = files.write_text(path, text, force=force)
     except host.current.file_error as exc:
         host.usage(str(exc))
     return f"wrote the graph to {shown} (Graphviz DOT)"
 
 
-def write_svg(text: str, path: str, files: Any) -> str:
+def write_svg(text: str, path: str, files: Any, *, force: bool = False) -> str:
     """Render DOT text to an SVG file with Graphviz; returns the line to show."""
     try:
-        shown = files.write_svg(path, text)
+        shown = files.write_svg(path, text, force=force)
     except host.current.file_error as exc:
         if str(exc) == host.current.graphviz_missing:
             return GRAPHVIZ_HELP

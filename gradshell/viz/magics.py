@@ -342,16 +342,21 @@ def step_magic(session: Session, arg: str) -> str | None:
 
 
 def graph_magic(session: Session, arg: str) -> str | None:
-    """%graph OUT [--dot FILE] [--svg FILE]."""
+    """%graph OUT [--dot FILE] [--svg FILE] [--force]."""
     from gradshell.viz import dot as dotmod
     from gradshell.viz.graph import graph_view
 
     words = arg.split()
     dot_file = svg_file = None
+    force = False
     rest = []
     i = 0
     while i < len(words):
         w = words[i]
+        if w in ("-f", "--force"):  # write over a file gradshell did not write
+            force = True
+            i += 1
+            continue
         if w in ("--dot", "--svg"):
             if i + 1 >= len(words):
                 _usage(f"usage: %graph OUT {w} FILE")
@@ -364,7 +369,7 @@ def graph_magic(session: Session, arg: str) -> str | None:
         rest.append(w)
         i += 1
     if not rest:
-        _usage("usage: %graph OUT [--dot FILE] [--svg FILE]")
+        _usage("usage: %graph OUT [--dot FILE] [--svg FILE] [--force]")
     try:
         root = lookup_tensor(session, " ".join(rest))
     except ExpressionError as exc:
@@ -374,9 +379,9 @@ def graph_magic(session: Session, arg: str) -> str | None:
     if dot_file is not None or svg_file is not None:
         text = dotmod.to_dot(root, namer, session.namespace)
         if dot_file is not None:
-            messages.append(dotmod.write_dot(text, dot_file, session.files))
+            messages.append(dotmod.write_dot(text, dot_file, session.files, force=force))
         if svg_file is not None:
-            messages.append(dotmod.write_svg(text, svg_file, session.files))
+            messages.append(dotmod.write_svg(text, svg_file, session.files, force=force))
         return "\n".join(messages)
     if session.rich_display:  # a notebook also draws the graph (SVG, with Graphviz)
         session.files.show_graph(dotmod.to_dot(root, namer, session.namespace))
@@ -470,7 +475,12 @@ def magic_table() -> list[tuple[str, Any, str, bool]]:
                 False,
             ),
             ("step", step_magic, "OUT [GRADIENT]: the backward pass one node at a time", False),
-            ("graph", graph_magic, "OUT [--dot FILE] [--svg FILE]: the grad_fn graph", False),
+            (
+                "graph",
+                graph_magic,
+                "OUT [--dot FILE] [--svg FILE] [--force]: the grad_fn graph",
+                False,
+            ),
             ("predict", predict_magic, "d(EXPR)/dX = VALUES: check a predicted gradient", False),
             ("xmode", xmode_magic, "plain|explain: explain autograd errors", True),
             ("lang", lang_magic, "en|zh: language of explanations", True),

@@ -218,3 +218,61 @@ def test_torch_load_reads_the_session_directory(tmp_path):
     gtorch.save(gtorch.ones(2), str(tmp_path / "given.pt"))
     with KernelSession(viz=False, policy=PathPolicy(tmp_path)) as k:
         assert out(k, "import torch\ntorch.load('given.pt')") == "tensor([1., 1.])\n"
+
+
+def test_the_front_end_asks_before_replacing_a_file_the_kernels_save_names(tmp_path):
+    """The question is the front end's: it owns the terminal, and the kernel's code
+    cannot answer it."""
+    (tmp_path / "mine.py").write_text("old\n")
+    stream = io.StringIO()
+    with KernelSession(
+        viz=False, stream=stream, policy=PathPolicy(tmp_path), interactive=True
+    ) as k:
+        answers = iter(["n", "y"])
+        k.read_line = lambda: next(answers)
+        assert "was left as it is" in out(k, "%save mine.py")
+        assert (tmp_path / "mine.py").read_text() == "old\n"
+        assert out(k, "%save mine.py") == "saved 0 inputs to mine.py\n"
+        assert (tmp_path / "mine.py").read_text().startswith("# A gradshell session")
+        assert stream.getvalue().count("File `mine.py` exists") == 2
+        k.read_line = lambda: pytest.fail("gradshell asked about its own file")
+        assert out(k, "%save mine.py") == "saved 0 inputs to mine.py\n"
+
+
+def test_without_a_terminal_a_file_is_replaced_only_with_force(kernel, tmp_path):
+    (tmp_path / "mine.py").write_text("old\n")
+    assert "add --force" in out(kernel, "%save mine.py")
+    assert (tmp_path / "mine.py").read_text() == "old\n"
+    assert out(kernel, "%save --force mine.py") == "saved 0 inputs to mine.py\n"
+
+
+def test_force_counts_only_where_the_learner_typed_it(kernel, tmp_path):
+    """A file %load runs is not the learner's typing: its --force is not honoured, nor
+    one that code in the kernel forges on the wire."""
+    (tmp_path / "mine.py").write_text("old\n")
+    (tmp_path / "sent.txt").write_text("%save --force mine.py\n")
+    out(kernel, "%load sent.txt")
+    assert (tmp_path / "mine.py").read_text() == "old\n"
+    reply = kernel._serve(
+        {"type": "service", "op": "write_file", "path": "mine.py", "text": "forged", "force": True}
+    )
+    assert reply["ok"] is False and "add --force" in reply["error"]
+    assert (tmp_path / "mine.py").read_text() == "old\n"
+
+
+def test_torch_save_refuses_hidden_names_in_the_kernel(kernel, tmp_path):
+    out(kernel, "import torch")
+    for path in (".bashrc", "sub/../.profile", ".git/hooks/pre-commit"):
+        refused = out(kernel, f"torch.save(torch.ones(1), {path!r})")
+        assert "hidden files and folders" in refused, refused
+        assert "hidden files and folders" in out(kernel, f"torch.load({path!r})")
+    assert not (tmp_path / ".bashrc").exists() and not (kernel.writable_dir / ".bashrc").exists()
+
+
+def test_a_workdir_given_is_the_kernels_writable_directory(tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    with KernelSession(viz=False, policy=PathPolicy(tmp_path), workdir=workdir) as k:
+        assert k.writable_dir == workdir
+        assert out(k, "import torch\ntorch.save(torch.ones(1), 'w.pt')") == ""
+    assert (workdir / "w.pt").exists() and not (tmp_path / "w.pt").exists()

@@ -814,3 +814,142 @@ def test_a_restart_repeats_no_prints_and_no_writes(target):
         assert (k.writable_dir / "log.txt").read_text() == "ran\n"
         assert (k.writable_dir / "w.pt").stat().st_mtime_ns == stamp
         assert k.run_cell("print(w)").output == "tensor([1.])\n"
+
+
+# --- side doors into what is the learner's: the session directory is often their home --
+
+# (id, source, stopped only by a kernel workspace apart from the session directory).
+# SESSION is filled in with the session directory; `q` is a tensor with a graph.
+HOME_ATTACKS = [
+    ("save-bashrc", "%save .bashrc", False),
+    ("save-force-bashrc", "%save --force .bashrc", False),
+    ("save-authorized-keys", "%save .ssh/authorized_keys", False),
+    ("save-git-hook", "%save a/.git/hooks/pre-commit", False),
+    ("save-dotdot-profile", "%save sub/../.profile", False),
+    ("save-absolute-profile", "%save SESSION/.profile", False),
+    ("save-through-symlink", "%save link/authorized_keys", False),
+    ("save-over-learners-file", "%save notes.py", False),
+    ("load-authorized-keys", "%load .ssh/authorized_keys", False),
+    ("graph-dot-bashrc", "%graph q --dot .bashrc", False),
+    ("graph-svg-git-hook", "%graph q --svg a/.git/hooks/pre-commit --force", False),
+    ("graph-dot-over-learners-file", "%graph q --dot notes.py", False),
+    ("torch-save-bashrc", "torch.save(torch.ones(1), '.bashrc')", False),
+    ("torch-save-profile", "torch.save(torch.ones(1), 'SESSION/.profile')", False),
+    ("torch-save-hook", "torch.save(torch.ones(1), 'SESSION/a/.git/hooks/pre-commit')", False),
+    ("torch-save-dotdot", "torch.save(torch.ones(1), 'SESSION/sub/../.profile')", False),
+    ("torch-save-symlink", "torch.save(torch.ones(1), 'SESSION/link/authorized_keys')", False),
+    ("torch-load-keys", "print(torch.load('SESSION/.ssh/authorized_keys'))", False),
+    ("torch-save-conftest", "torch.save(torch.ones(1), 'SESSION/conftest.py')", True),
+    ("torch-save-sitecustomize", "torch.save(torch.ones(1), 'SESSION/sitecustomize.py')", True),
+]
+
+# Without the checker: code forging the front end's file service on the wire, and
+# Python's own open() (the sandbox's writable directory is all that stands in the way).
+FORGE = (
+    "import gc\nfrom gradshell.kernel.server import Channel\n"
+    "ch = [o for o in gc.get_objects() if isinstance(o, Channel)][0]\n"
+)
+RAW_HOME_ATTACKS = [
+    (
+        "raw-forged-force",
+        FORGE + "print(ch.ask('write_file', path='notes.py', text='pwned', force=True))",
+        False,
+    ),
+    (
+        "raw-forged-hidden",
+        FORGE + "print(ch.ask('write_file', path='.bashrc', text='pwned', force=True))",
+        False,
+    ),
+    (
+        "raw-forged-read-keys",
+        FORGE + "print(ch.ask('read_file', path='.ssh/authorized_keys'))",
+        False,
+    ),
+    ("raw-open-bashrc", "open('SESSION/.bashrc', 'w').write('pwned')", True),
+    ("raw-open-git-hook", "open('SESSION/a/.git/hooks/pre-commit', 'w').write('pwned')", True),
+]
+
+HOME_KEY = "ssh-ed25519 AAAAC3Nza-the-learners-key"
+
+
+class Home:
+    """A session directory that is a learner's home: start-up files, keys, a repository,
+    and a file of the learner's own."""
+
+    def __init__(self, root) -> None:
+        self.dir = root
+        (root / ".bashrc").write_text("# the learner's shell\n")
+        (root / ".ssh").mkdir()
+        (root / ".ssh" / "authorized_keys").write_text(HOME_KEY + "\n")
+        (root / "a" / ".git" / "hooks").mkdir(parents=True)
+        (root / "sub").mkdir()
+        (root / "link").symlink_to(root / ".ssh")
+        (root / "notes.py").write_text("# the learner's notes\n")
+        self.before = self.snapshot()
+
+    def snapshot(self) -> dict[str, bytes]:
+        found = {}
+        for folder, _, names in os.walk(self.dir):
+            for name in names:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path):
+                    with open(path, "rb") as f:
+                        found[os.path.relpath(path, self.dir)] = f.read()
+        return found
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return Home(tmp_path_factory.mktemp("home"))
+
+
+def _home_kernel(home: Home, *, checker: bool) -> KernelSession:
+    k = KernelSession(
+        viz=True, time_limit=5.0, grace=1.0, policy=PathPolicy(home.dir), checker=checker
+    )
+    setup = "import torch\nq = torch.ones(1, requires_grad=True) * 2\nkeep = 41"
+    assert k.run_cell(setup).error is None
+    return k
+
+
+@pytest.fixture(scope="module")
+def home_shell(home):
+    k = _home_kernel(home, checker=True)
+    yield k
+    k.close()
+
+
+@pytest.fixture(scope="module")
+def raw_home_shell(home):
+    k = _home_kernel(home, checker=False)
+    yield k
+    k.close()
+
+
+def _attack_home(k: KernelSession, home: Home, source: str, needs_workspace: bool) -> None:
+    assert k.writable_dir != home.dir, "learner code writes in a workspace of its own"
+    result = k.run_cell(source.replace("SESSION", str(home.dir)))
+    text = result.output + result.visual
+    assert home.snapshot() == home.before, "a file of the learner's home changed"
+    assert HOME_KEY not in text, "the learner's key was read"
+    assert k.run_cell("keep").output == "41\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "needs_workspace"), HOME_ATTACKS, ids=[a[0] for a in HOME_ATTACKS]
+)
+def test_home_attack_through_the_shell_changes_nothing(
+    home_shell, home, name, source, needs_workspace
+):
+    _attack_home(home_shell, home, source, needs_workspace)
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "needs_workspace"),
+    HOME_ATTACKS + RAW_HOME_ATTACKS,
+    ids=[a[0] for a in HOME_ATTACKS + RAW_HOME_ATTACKS],
+)
+def test_home_attack_without_the_checker_changes_nothing(
+    raw_home_shell, home, name, source, needs_workspace
+):
+    _attack_home(raw_home_shell, home, source, needs_workspace)

@@ -5,6 +5,7 @@ replayed in a sandboxed kernel)."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 
 from gradshell.learn import cli
@@ -110,3 +111,38 @@ def test_a_transcript_with_nothing_to_check_is_refused(tmp_path, capsys):
     (tmp_path / "t.gsh").write_text(">>> import torch\n>>> 1 + 1\n", encoding="utf-8")
     assert cli.main(["--new", str(tmp_path / "t.gsh"), "--out", str(tmp_path / "x.toml")]) == 1
     assert "nothing in this group of statements can be checked" in capsys.readouterr().err
+
+
+def test_export_replaces_a_file_only_when_told_and_never_writes_hidden_names(tmp_path, capsys):
+    target = tmp_path / "report.json"
+    target.write_text("the learner's file\n")
+    assert cli.main(["--export", str(target)]) == 1
+    assert "exists, so it was left as it is (add --force" in capsys.readouterr().err
+    assert target.read_text() == "the learner's file\n"
+    assert cli.main(["--export", str(target), "--force"]) == 0
+    assert json.loads(target.read_text(encoding="utf-8"))["format"] == EXPORT_FORMAT
+    assert os.stat(target).st_mode & 0o111 == 0
+    (tmp_path / ".ssh").mkdir()
+    for hidden in (".bashrc", ".ssh/authorized_keys", "sub/../.profile"):
+        assert cli.main(["--export", str(tmp_path / hidden), "--force"]) == 1
+        assert "hidden files and folders" in capsys.readouterr().err
+    (tmp_path / "t.gsh").write_text(TRANSCRIPT, encoding="utf-8")
+    hook = tmp_path / "a" / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    assert cli.main(["--new", str(tmp_path / "t.gsh"), "--out", str(hook)]) == 1
+    assert "hidden files and folders" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(
+        ["report.json", ".ssh", "t.gsh", "a", ".git", "hooks"]
+    )
+
+
+def test_export_asks_at_a_terminal_before_replacing_a_file(tmp_path, monkeypatch):
+    from gradshell.learn.teaching import refuse_target
+
+    target = tmp_path / "report.json"
+    target.write_text("old")
+    asked = []
+    for answer, refused in (("n", True), ("y", False)):
+        monkeypatch.setattr("builtins.input", lambda q, a=answer: asked.append(q) or a)
+        assert (refuse_target(str(target), force=False, interactive=True) is not None) == refused
+    assert asked == [f"File `{target}` exists. Overwrite (y/[N])? "] * 2

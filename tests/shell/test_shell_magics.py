@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -266,3 +267,97 @@ def test_save_never_follows_a_symlink_planted_after_the_check(tmp_path, monkeypa
     except FileAccessError:
         pass
     assert outside.read_text() == "untouched"
+
+
+# --- only what is gradshell's: hidden names, other people's files ----------------------
+
+HIDDEN_LINES = [
+    "%save .bashrc",
+    "%save .ssh/authorized_keys",
+    "%save a/.git/hooks/pre-commit",
+    "%save sub/../.profile",
+    "%save link/authorized_keys",
+    "%save --force .bashrc",
+    "%load .bashrc",
+    "%load link/authorized_keys",
+    "%graph y --dot .bashrc",
+    "%graph y --dot a/.git/hooks/pre-commit --force",
+    "%graph y --svg sub/../.profile",
+]
+
+
+@pytest.mark.parametrize("line", HIDDEN_LINES)
+def test_file_magics_refuse_hidden_names(tmp_path, line):
+    (tmp_path / ".bashrc").write_text("echo learner\n")
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "authorized_keys").write_text("ssh-ed25519 AAAA learner\n")
+    (tmp_path / "a" / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / ".ssh")
+    s = Session(viz=True)
+    s.run_cell("import torch\nx = torch.ones(1, requires_grad=True)\ny = x * 2")
+    out = s.run_cell(line).output
+    assert "hidden files and folders (names starting with '.') are off limits" in out, out
+    assert (tmp_path / ".bashrc").read_text() == "echo learner\n"
+    assert (tmp_path / ".ssh" / "authorized_keys").read_text() == "ssh-ed25519 AAAA learner\n"
+    assert not (tmp_path / ".profile").exists()
+    assert os.listdir(tmp_path / "a" / ".git" / "hooks") == []
+    assert "learner" not in out  # %load ran nothing from the file
+
+
+def test_save_writes_its_own_file_again_but_asks_for_force_over_the_learners(session, tmp_path):
+    assert session.run_cell("%save notes.gsh").output == "saved 0 inputs to notes.gsh\n"
+    session.run_cell("x = 1")
+    assert session.run_cell("%save notes.gsh").output == "saved 1 inputs to notes.gsh\n"
+    assert ">>> x = 1" in (tmp_path / "notes.gsh").read_text()
+
+    mine = tmp_path / "mine.py"
+    mine.write_text("the learner's notes\n")
+    assert session.run_cell("%save mine.py").output == (
+        "gradshell: mine.py exists and gradshell did not write it in this session, so it "
+        "was left as it is (add --force to the command to overwrite it)\n"
+    )
+    assert mine.read_text() == "the learner's notes\n"
+    assert session.run_cell("%save --force mine.py").output == "saved 1 inputs to mine.py\n"
+    mine.write_text("edited again\n")
+    assert session.run_cell("%save mine.py -f").output == "saved 1 inputs to mine.py\n"
+    assert ">>> x = 1" in mine.read_text()
+    assert os.stat(mine).st_mode & 0o111 == 0
+
+
+@pytest.mark.parametrize(("answer", "written"), [("y", True), ("n", False), ("", False)])
+def test_save_asks_at_a_terminal_before_replacing_a_file(tmp_path, answer, written):
+    (tmp_path / "mine.py").write_text("old\n")
+    s = Session(viz=False)
+    s.interactive = True
+    asked = []
+
+    def read_input(prompt: str) -> str:
+        asked.append(prompt)
+        return answer
+
+    s.read_input = read_input  # type: ignore[method-assign]
+    out = s.run_cell("%save mine.py").output
+    assert asked == [
+        "File `mine.py` exists and gradshell did not write it in this session. Overwrite (y/[N])? "
+    ]
+    assert out.startswith("saved ") == written
+    assert ((tmp_path / "mine.py").read_text() == "old\n") != written
+
+
+def test_graph_export_asks_for_force_over_a_file_it_did_not_write(tmp_path):
+    s = Session(viz=True)
+    s.run_cell("import torch\nx = torch.ones(1, requires_grad=True)\ny = x * 2")
+    (tmp_path / "g.dot").write_text("the learner's graph\n")
+    out = s.run_cell("%graph y --dot g.dot").output
+    assert "g.dot exists and gradshell did not write it" in out
+    assert (tmp_path / "g.dot").read_text() == "the learner's graph\n"
+    assert s.run_cell("%graph y --dot g.dot --force").output.startswith("wrote the graph to g.dot")
+    assert s.run_cell("%graph y --dot g.dot").output.startswith("wrote the graph to g.dot")
+
+
+def test_take_force_keeps_a_file_name_with_spaces_whole():
+    assert magics.take_force("--force my notes.py") == (True, "my notes.py")
+    assert magics.take_force("my notes.py -f") == (True, "my notes.py")
+    assert magics.take_force("my notes.py") == (False, "my notes.py")
+    assert magics.take_force("--force") == (True, "")

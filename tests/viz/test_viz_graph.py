@@ -76,18 +76,20 @@ def test_svg_with_graphviz_runs_dot(vs, tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "dot"
-    # a stand-in for Graphviz: records its arguments and input, writes an SVG
+    # a stand-in for Graphviz: records its arguments and input, prints an SVG (gradshell
+    # writes the file itself, under its own rules)
     fake.write_text(
-        f'#!/bin/sh\necho "$@" > {tmp_path}/args\ncat > {tmp_path}/input\necho "<svg/>" > "$3"\n'
+        f'#!/bin/sh\necho "$@" > {tmp_path}/args\ncat > {tmp_path}/input\necho "<svg/>"\n'
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
     out = tmp_path / "g.svg"
     r = vs.run_cell(f"%graph out --svg {out}")
     assert r.output == f"wrote the graph to {out} (SVG, rendered by Graphviz)\n"
-    assert (tmp_path / "args").read_text().split() == ["-Tsvg", "-o", str(out)]
+    assert (tmp_path / "args").read_text().split() == ["-Tsvg"]
     assert (tmp_path / "input").read_text().startswith("digraph")
     assert out.read_text().strip() == "<svg/>"
+    assert out.stat().st_mode & 0o111 == 0
 
 
 def test_graph_of_leaves_and_constants(vs):
