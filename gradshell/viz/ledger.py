@@ -113,19 +113,46 @@ class Share:
     src: Any = None  # the graph node the gradient came from (dropped once labelled)
     edge: int = 0  # its index in src.next_functions
     label: str = ""
+    name: str = ""  # the learner's name for the node's output ('' when it has none)
+    node: str = ""  # the node's class name, as PyTorch names it
 
     def finish(self, namer: Namer) -> None:
         """Turn the node into words with the learner's names, and drop the reference."""
         if self.src is None or self.label:
             self.src = None
             return
-        name = namer.node_output(self.src)
-        node = display_name(self.src)
-        who = f"{name} ({node}, input {self.edge})" if name else f"{node}, input {self.edge}"
+        self.name = namer.node_output(self.src) or ""
+        self.node = display_name(self.src)
+        self.relabel()
+        self.src = None
+
+    def relabel(self, number: int | None = None) -> None:
+        """The label from the node's name and edge ('from b (AddBackward0, input 0)'),
+        the node numbered when another path's node reads the same."""
         from gradshell.viz.words import word
 
+        node = self.node if number is None else f"{self.node} #{number}"
+        who = (
+            f"{self.name} ({node}, input {self.edge})"
+            if self.name
+            else f"{node}, input {self.edge}"
+        )
         self.label = word(None, "from", who=who)
-        self.src = None
+
+
+def tell_apart(shares: list[Share]) -> None:
+    """Number the paths whose labels read the same (two unnamed `AddBackward0` nodes of
+    `(x + 2) * (x + 2)`, say), in the order the backward pass reached them, so that a
+    panel never shows two identical lines for two different nodes."""
+    from collections import Counter
+
+    counts = Counter(share.label for share in shares)
+    seen: Counter[str] = Counter()
+    for share in shares:
+        if counts[share.label] > 1 and share.node:
+            key = share.label
+            seen[key] += 1
+            share.relabel(seen[key])
 
 
 @dataclass

@@ -19,7 +19,7 @@ import numpy as np
 from gradshell.core import events
 from gradshell.core.autograd import existing_accumulator
 from gradshell.core.tensor import Tensor
-from gradshell.viz.ledger import Entry, Ledger, Share, agrees, snap
+from gradshell.viz.ledger import Entry, Ledger, Share, agrees, snap, tell_apart
 
 if TYPE_CHECKING:
     from gradshell.shell.session import Session
@@ -315,6 +315,7 @@ class Recorder:
         for ref, entry in self.pending:
             for share in entry.shares:
                 share.finish(namer)
+            tell_apart(entry.shares)
             t = ref()
             if t is not None:
                 out.append((t, entry))

@@ -270,3 +270,21 @@ def test_viz_on_shows_what_changed_while_off_at_once(vs):
     on = vs.run_cell("%viz on")
     assert "[1., 1.] → [2., 2.]  (changed while recording was off)" in on.visual
     assert vs.run_cell("a = 1").visual == ""  # an unrelated statement shows nothing
+
+
+def test_two_paths_through_nodes_that_read_the_same_are_told_apart():
+    """`(x + 2) * (x + 2)`: two unnamed AddBackward0 nodes each add to x.grad; the panel
+    numbers them instead of showing two identical lines."""
+    from gradshell.shell.session import Session
+
+    session = Session(viz=True)
+    session.run_cell("import torch\nx = torch.ones(2, 2, requires_grad=True)")
+    session.run_cell("out = ((x + 2) * (x + 2) * 3).mean()")
+    shown = session.run_cell("out.backward()").visual
+    assert "from AddBackward0 #1, input 0" in shown
+    assert "from AddBackward0 #2, input 0" in shown
+    named = Session(viz=True)
+    named.run_cell("import torch\nx = torch.ones(2, requires_grad=True)")
+    named.run_cell("a = x * 2\nb = x * 3")
+    shown = named.run_cell("(a + b).sum().backward()").visual
+    assert "Backward0 #1" not in shown  # nodes that read differently keep their labels
