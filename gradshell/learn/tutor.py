@@ -538,7 +538,7 @@ class Tutor:
     def inspect(self, text: str) -> bool:
         """`x?` / `torch.ones?`: the object's help, as at the shell's prompt (True if it
         was such a request)."""
-        from gradshell.shell.repl import inspect_request
+        from gradshell.shell.inspection import inspect_request
 
         name = inspect_request(text)
         if name is None or self.runtime is None:

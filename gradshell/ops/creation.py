@@ -556,18 +556,26 @@ def _new_like(self: Tensor, shape, value, dtype, device, requires_grad):
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    """Returns a tensor of the given size filled with 1, with this tensor's dtype and
+    device unless told otherwise."""
     return _new_like(self, size, 1, dtype, device, requires_grad)
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    """Returns a tensor of the given size filled with 0, with this tensor's dtype and
+    device unless told otherwise."""
     return _new_like(self, size, 0, dtype, device, requires_grad)
 
 
 def _new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    """Returns a tensor of the given size with uninitialized data (zeros here), with this
+    tensor's dtype and device unless told otherwise."""
     return _new_like(self, size, 0, dtype, device, requires_grad)
 
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **kw):
+    """Returns a tensor of size `size` filled with `fill_value`, with this tensor's dtype
+    and device unless told otherwise."""
     return _new_like(
         self,
         (size,) if not isinstance(size, (tuple, list)) else size,
@@ -579,6 +587,8 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **kw):
+    """Returns a new tensor with `data` as its data, with this tensor's dtype and device
+    unless told otherwise (a copy: it never shares memory with `data`)."""
     dt = self._dtype if dtype is None else dtype
     if isinstance(data, Tensor):
         warnings.warn(
@@ -596,4 +606,12 @@ registry.method("new_zeros", _new_zeros)
 registry.method("new_empty", _new_empty)
 registry.method("new_full", _new_full)
 registry.method("new_tensor", _new_tensor)
-registry.method("new", lambda self, *args, **kw: legacy_new(self._dtype, args, kw))
+
+
+def _new(self, *args, **kw):
+    """The legacy constructor: a tensor of this tensor's type from sizes or data
+    (`x.new(2, 3)`, `x.new([1, 2])`); modern code uses new_empty or new_tensor."""
+    return legacy_new(self._dtype, args, kw)
+
+
+registry.method("new", _new)

@@ -114,4 +114,10 @@ def _where_operands(a, b, dt):
     return ad, bd, dt, xp
 
 
-install("where", lambda self, condition, other: where(condition, self, other))
+def _where_method(self, condition, other):
+    """self.where(condition, y) is torch.where(condition, self, y): this tensor's
+    elements where condition is True, y's elsewhere."""
+    return where(condition, self, other)
+
+
+install("where", _where_method)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from gradshell.shell.inputsplit import echo, iter_chunks
+from gradshell.shell.inspection import inspect_request, inspect_text
 
 if TYPE_CHECKING:
     from gradshell.shell.session import Session
@@ -34,6 +35,10 @@ def run_piped(session: Session, lines: Iterable[str], out: TextIO, visual: TextI
         first = False
         out.write(echo(chunk.text, session.ps1(), session.ps2()))
         out.flush()
+        name = inspect_request(chunk.text)
+        if name is not None:  # `x?`: the object's help, as at the prompt
+            out.write(inspect_text(session, name))
+            continue
         result = session.run_cell(chunk.text)
         if result.visual and session.viz:
             visual.write(result.visual)

@@ -110,8 +110,34 @@ def complete(session: Session, text: str) -> list[tuple[str, int, str]]:
         return []
     for name in _attribute_names(session, obj):
         if name.startswith(prefix):
-            out.append((name, -len(prefix), "attribute"))
+            out.append((name, -len(prefix), _attribute_kind(session, obj, name)))
     return out
+
+
+_MISSING = object()
+
+
+def _attribute_kind(session: Session, obj: Any, name: str) -> str:
+    """What IPython's completion calls `obj.name` (function, class, module, property,
+    or the value's type), found without running code: a property's getter or a
+    learner's `__getattr__` does not run for a Tab."""
+    if isinstance(obj, types.ModuleType | SafeModule):
+        try:  # a module's attributes are plain values: reading one runs nothing
+            value = guards.ga(obj, name) if not session.unsafe else getattr(obj, name)
+        except Exception:
+            return "attribute"
+        return _kind(value)
+    value = inspect.getattr_static(obj, name, _MISSING)
+    if value is _MISSING:
+        return "attribute"
+    if isinstance(value, property) or type(value).__name__ in (
+        "getset_descriptor",
+        "member_descriptor",
+    ):
+        return "property"
+    if isinstance(value, staticmethod | classmethod):
+        return "function"
+    return _kind(value)
 
 
 def describe_name(session: Session, name: str) -> str | None:
@@ -120,10 +146,13 @@ def describe_name(session: Session, name: str) -> str | None:
     parts = name.strip().rstrip("?").split(".")
     if not parts or not all(p.isidentifier() for p in parts):
         return None
+    from gradshell.shell.help import DOCS, doc_name, documented
+
     try:
-        obj = _resolve(session, parts)
+        found = _resolve(session, parts)
     except (LookupError, AttributeError):
         return None
+    obj = documented(found)
     kind = type(obj)
     lines = [f"Type:        {getattr(kind, '__qualname__', kind.__name__)}"]
     if not isinstance(obj, type | types.ModuleType) and not callable(obj):
@@ -131,9 +160,7 @@ def describe_name(session: Session, name: str) -> str | None:
         if len(form) > 2000:
             form = form[:2000] + "..."
         lines.append(f"String form: {form}")
-    from gradshell.shell.help import DOCS, doc_name
-
-    known = doc_name(obj)
+    known = doc_name(found) or doc_name(obj)
     if known is not None:  # PyTorch's words for what gradshell supports
         signature, text = DOCS[known]
         lines.append(f"Signature:   {signature}")

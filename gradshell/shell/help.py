@@ -187,9 +187,20 @@ def doc_name(obj: Any) -> str | None:
     return None
 
 
+def documented(obj: Any) -> Any:
+    """The object whose documentation `help(obj)` and `obj?` show: the function itself
+    behind gradshell's wrappers (a size check, say), never the wrapper."""
+    try:
+        return inspect.unwrap(obj)
+    except ValueError:  # a cycle of __wrapped__: show what was given
+        return obj
+
+
 def help_text(obj: Any) -> str:
     """What `help(obj)` prints."""
     name = doc_name(obj)
+    obj = documented(obj)
+    name = name or doc_name(obj)
     if name is not None:
         signature, text = DOCS[name]
         return f"Help on {name}:\n\n{signature}\n\n{text}\n"
@@ -215,4 +226,4 @@ def make_help(print_out: Any) -> Any:
     return help
 
 
-__all__ = ["DOCS", "INTRO", "doc_name", "help_text", "make_help"]
+__all__ = ["DOCS", "INTRO", "doc_name", "documented", "help_text", "make_help"]

@@ -184,8 +184,14 @@ class SizedTorchCall:
         limits.check_elements(n, "this result")
         return self.fn(*args, **kwargs)
 
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        """The function itself: `help()`, `?` and `inspect.unwrap` show its documentation,
+        not this wrapper's."""
+        return self.fn
+
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.fn, name)  # `__name__`, `__doc__`: the function's
+        return getattr(self.fn, name)  # `__name__`, `__qualname__`: the function's
 
     def __repr__(self) -> str:
         return repr(self.fn)

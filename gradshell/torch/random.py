@@ -490,12 +490,16 @@ def _fill_device(t: Tensor, data) -> Tensor:
 
 
 def _bernoulli_method(self: Tensor, p=None, *, generator=None) -> Tensor:
+    """Returns a tensor of 0s and 1s drawn from Bernoulli distributions whose
+    probabilities are this tensor's elements (or `p`)."""
     return bernoulli(self, p, generator=generator)
 
 
 def _multinomial_method(
     self: Tensor, num_samples: int, replacement: bool = False, *, generator=None
 ) -> Tensor:
+    """Returns num_samples indices drawn from the multinomial distribution whose weights
+    are this tensor's rows."""
     return multinomial(self, num_samples, replacement, generator=generator)
 
 

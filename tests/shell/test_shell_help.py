@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gradshell.shell.completion import describe_name
 from gradshell.shell.help import DOCS, doc_name, help_text
 from gradshell.shell.repl import inspect_request
 from gradshell.shell.session import Session
@@ -76,3 +77,65 @@ def test_question_mark_in_the_repl(tmp_path):
         assert "Object `nope` not found." in t.type("nope?", prompt)
     finally:
         t.kill()
+
+
+def _public_callables(session):
+    torch = session.namespace["torch"]
+    for owner, prefix in ((torch, "torch."), (torch.Tensor, "torch.Tensor.")):
+        for name in dir(owner):
+            if name.startswith("_"):
+                continue
+            try:
+                obj = getattr(owner, name)
+            except Exception:
+                continue
+            if callable(obj) and not isinstance(obj, type):
+                yield prefix + name, obj
+
+
+def test_every_public_function_and_method_has_a_docstring_of_its_own():
+    """help() shows each op's own documentation: never nothing, never a wrapper's."""
+    from gradshell.shell.help import help_text
+    from gradshell.shell.torch_sizes import SizedTorchCall
+
+    session = Session(viz=False)
+    session.run_cell("import torch")
+    wrapper = SizedTorchCall.__doc__.strip()
+    bare = []
+    for qualified, obj in _public_callables(session):
+        text = help_text(obj)
+        if wrapper in text or text.rstrip().endswith(".") and "\n\n" not in text:
+            bare.append(qualified)
+    assert bare == [], f"no documentation of their own: {bare[:20]}"
+
+
+def test_help_and_question_mark_show_a_wrapped_functions_own_documentation():
+    session = Session(viz=False)
+    session.run_cell("import torch\nx = torch.ones(2, 2)")
+    assert "checked first" not in session.run_cell("help(torch.add)").output
+    described = describe_name(session, "torch.matmul")
+    assert described.startswith("Type:        function")
+    assert "Matrix product" in described
+
+
+def test_piped_input_answers_a_question_mark(tmp_path):
+    import io
+
+    from gradshell.shell.batch import run_piped
+
+    session = Session(viz=False)
+    out = io.StringIO()
+    run_piped(session, ["import torch\n", "torch.matmul?\n"], out, io.StringIO())
+    assert ">>> torch.matmul?\nType:        function\n" in out.getvalue()
+
+
+def test_completion_kinds_are_ipythons():
+    from gradshell.shell.completion import complete
+
+    session = Session(viz=False)
+    session.run_cell("import torch\nimport math\nx = torch.ones(2)")
+    kinds = {name: kind for name, _, kind in complete(session, "x.gr")}
+    assert kinds["grad"] == "property" and kinds["greater"] == "function"
+    kinds = {name: kind for name, _, kind in complete(session, "torch.")}
+    assert kinds["Tensor"] == "class" and kinds["nn"] == "module" and kinds["add"] == "function"
+    assert {name: kind for name, _, kind in complete(session, "math.p")}["pi"] == "float"
