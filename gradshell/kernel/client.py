@@ -203,8 +203,8 @@ class KernelSession(Prompts):
 
     def _choose_writable_dir(self) -> Path:
         """The session directory, unless the kernel will run as another user (started
-        as root, it drops to 'nobody') or cannot write there: then a private scratch
-        directory that is removed when the session ends."""
+        as root, it becomes a user of its own) or cannot write there: then a private
+        scratch directory that is removed when the session ends."""
         session_dir = self.policy.session_dir
         if self.sandbox and os.geteuid() != 0 and os.access(session_dir, os.W_OK):
             return session_dir
