@@ -1,15 +1,18 @@
 """The operating-system wall around the kernel process: `confine(policy)`, once, for good.
 
-The kernel calls `confine` after its imports and before the first learner cell. Five
+The kernel calls `confine` after its imports and before the first learner cell. Six
 layers, each reported in one line (`ConfineReport.layers`), each independent of the others
 so that a machine lacking one still gets the rest:
 
 - rlimits: address space, CPU seconds, file size, open files, no core dumps;
-- network: network and IPC namespaces of its own when the process may make them (root),
-  and in every case no socket but Unix stream ones and no connect() (seccomp), and no TCP
-  bind/connect (Landlock ABI 4+);
-- privileges: no_new_privs; when root, the scratch directory handed to 'nobody' and the
-  process turned into 'nobody' with no supplementary groups;
+- tasks: at most `tasks.TASK_LIMIT` threads, counted for this kernel alone (see `tasks`);
+- network: network and IPC namespaces of its own when the process may make them (root,
+  or an ordinary user through a user namespace of its own), and in every case no socket
+  but Unix stream ones and no connect() (seccomp), and no TCP bind/connect (Landlock
+  ABI 4+);
+- privileges: no_new_privs; when root, the scratch directory handed to a user of the
+  kernel's own (`tasks.kernel_uid`) and the process turned into that user, with no
+  supplementary groups;
 - landlock: reads only beneath the read directories, writes only beneath the scratch
   directory (and /dev/null);
 - seccomp: no new processes or programs, no tracing, mounts, namespaces, keyrings, BPF,
@@ -42,10 +45,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gradshell.kernel import landlock, linux, seccomp
+from gradshell.kernel import landlock, linux, seccomp, tasks, userns
 
 PR_SET_KEEPCAPS = 8
-PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -53,8 +55,6 @@ CAP_DAC_READ_SEARCH = 2
 CAP_SYS_ADMIN = 21
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
-NOBODY = 65534
-LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 _DEVICES = (("/dev/null", True), ("/dev/urandom", False))
 
@@ -69,7 +69,7 @@ class ConfinePolicy:
     cpu_seconds: int | None  # RLIMIT_CPU soft limit for the kernel's life (hard = soft + 5)
     max_file_bytes: int  # RLIMIT_FSIZE
     max_open_files: int  # RLIMIT_NOFILE
-    drop_to_uid: int | None = None  # None: when running as root, drop to 'nobody'
+    drop_to_uid: int | None = None  # None: when root, become tasks.kernel_uid(pid)
     write_dirs: list[Path] = field(default_factory=list)  # more writable folders (TMPDIR)
 
 
@@ -136,22 +136,27 @@ def confine(policy: ConfinePolicy) -> ConfineReport:
     """Confine this process for good; what holds, layer by layer.
 
     Must run on the main thread while it is the process's only thread (OpenBLAS's pool
-    is stopped here and restarts, confined, on the next matrix product): Landlock and
+    is stopped here and started again, confined, at the end): Landlock and
     the network namespace bind the calling thread and the threads it creates later, not
     threads already running. A layer this machine lacks is reported as not available;
     one it has but refuses raises RuntimeError, and the process should then exit.
 
     The order: resource limits first (process-wide, nothing after needs more); then the
     network namespace and the scratch directory's owner, which need root; then the
-    switch to 'nobody'; then Landlock (it needs the no_new_privs set with the switch,
-    and is installed by the unprivileged process so no later step can undo it); seccomp
-    last, since its filter refuses `unshare` and friends that the steps before it use.
+    switch to the kernel's own user; then, where that switch did not happen (not root),
+    a user namespace of its own, in which an ordinary user may make the network
+    namespace and after which RLIMIT_NPROC counts this kernel's tasks alone (it is set
+    only once inside: the new namespace takes its creator's limit as its ceiling); then
+    Landlock (it needs the no_new_privs set with the switch, and is installed by the
+    unprivileged process so no later step can undo it); seccomp last, since its filter
+    refuses `unshare` and friends that the steps before it use.
     """
     if not sys.platform.startswith("linux"):
         not_linux = "not available: not Linux"
         return ConfineReport(
             {
                 "rlimits": _apply("rlimits", _limit_resources, policy),
+                "tasks": not_linux,
                 "network": not_linux,
                 "privileges": not_linux,
                 "landlock": not_linux,
@@ -161,14 +166,21 @@ def confine(policy: ConfinePolicy) -> ConfineReport:
     abi = landlock.abi_version()
     seccomp_missing = seccomp.available()
     may_unshare = bool(linux.effective_capabilities() & (1 << CAP_SYS_ADMIN))
-    if abi is not None or may_unshare:
-        _stop_blas_threads()
-        _require_one_thread()
+    # Every path needs one thread: Landlock, the network namespace, or a user namespace.
+    blas = _stop_blas_threads()
+    _require_one_thread()
     reads = [Path(p) for p in policy.read_dirs]
     layers: dict[str, str] = {}
     layers["rlimits"] = _apply("rlimits", _limit_resources, policy)
-    namespace = _isolate_network() if may_unshare else "no network namespace (not root)"
+    namespace = _isolate_network() if may_unshare else None
+    own_user = os.geteuid() == 0 and policy.drop_to_uid is None
     layers["privileges"] = _apply("privileges", _drop_privileges, policy, reads, abi is not None)
+    if own_user:
+        layers["tasks"] = _apply(
+            "tasks", tasks.apply_limit, f"uid {os.getuid()}, a user of its own"
+        )
+    else:
+        layers["tasks"], namespace = _own_user_namespace(namespace)
     if abi is None:
         layers["landlock"] = "not available: kernel without Landlock (needs Linux 5.13+)"
     else:
@@ -181,11 +193,14 @@ def confine(policy: ConfinePolicy) -> ConfineReport:
             [(Path(p), writable) for p, writable in _DEVICES],
         )
     layers["seccomp"] = seccomp_missing or _apply("seccomp", seccomp.install)
+    if namespace is None:  # root without CAP_SYS_ADMIN
+        namespace = "no network namespace (not permitted)"
     layers["network"] = _network_line(namespace, abi, seccomp_missing is None)
+    _start_blas_threads(blas)
     return ConfineReport({name: layers[name] for name in _ORDER})
 
 
-_ORDER = ("rlimits", "network", "privileges", "landlock", "seccomp")
+_ORDER = ("rlimits", "tasks", "network", "privileges", "landlock", "seccomp")
 
 
 def _apply(layer: str, step, *args) -> str:
@@ -199,10 +214,11 @@ def _apply(layer: str, step, *args) -> str:
 # --- threads ----------------------------------------------------------------------------
 
 
-def _stop_blas_threads() -> None:
-    """Stop OpenBLAS's worker threads; its next product starts new, confined ones."""
+def _stop_blas_threads() -> list[ctypes.CDLL]:
+    """Stop OpenBLAS's worker threads; the libraries whose pools were stopped."""
     fields = (line.split(None, 5) for line in linux.read_bytes("/proc/self/maps").splitlines())
     libraries = {os.fsdecode(f[5].strip()) for f in fields if len(f) == 6 and f[5][:1] == b"/"}
+    stopped = []
     for path in sorted(libraries):
         if "openblas" not in Path(path).name.lower():
             continue
@@ -213,6 +229,18 @@ def _stop_blas_threads() -> None:
         shutdown = getattr(library, "blas_thread_shutdown_", None)
         if shutdown is not None:
             shutdown()
+            stopped.append(library)
+    return stopped
+
+
+def _start_blas_threads(libraries: list[ctypes.CDLL]) -> None:
+    """Start the stopped pools again, now confined. At once rather than at the next
+    product: a pool started lazily while learner threads fill the task limit could not
+    get its threads, and OpenBLAS answers that by raising SIGINT."""
+    for library in libraries:
+        start = getattr(library, "blas_thread_init", None)
+        if start is not None:
+            start()
 
 
 def _require_one_thread(wait: float = 5.0) -> None:
@@ -233,8 +261,8 @@ def _require_one_thread(wait: float = 5.0) -> None:
             except OSError:
                 names.append(str(tid))
         raise RuntimeError(
-            "confine() must run while the process has one thread (Landlock and the network "
-            f"namespace would not bind threads already running); running: {', '.join(names)}"
+            "confine() must run while the process has one thread (Landlock and new namespaces "
+            f"would not bind threads already running); running: {', '.join(names)}"
         )
 
 
@@ -312,6 +340,39 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
+# --- tasks ------------------------------------------------------------------------------
+
+
+def _own_user_namespace(namespace: str | None) -> tuple[str, str | None]:
+    """For a kernel that did not become a user of its own: a user namespace of its own,
+    in which RLIMIT_NPROC counts this kernel's tasks alone and an ordinary user may make
+    the network namespace (`namespace`, None when none was made yet). The lines for the
+    tasks layer and the namespace."""
+    if linux.effective_capabilities():
+        why = "a user namespace would take away the capability kept for reading"
+    else:
+        why = userns.refused_here()
+    if why is None:
+        try:
+            userns.enter()
+        except OSError as exc:
+            why = f"user namespaces refused: {os.strerror(exc.errno or 0)}"
+    if why is not None:
+        shared = f"the count would include every process of uid {os.getuid()}"
+        return (
+            f"not available ({why}); without a user namespace {shared}",
+            namespace or f"no network namespace (not root; {why})",
+        )
+    if namespace is None:
+        namespace = _isolate_network()
+        if namespace.startswith("own "):
+            namespace += ", made in a user namespace of its own"
+    _apply("tasks", userns.drop_capabilities)
+    if not tasks.counted_per_user_namespace():
+        return "not available (Linux before 5.14 counts a user's tasks together)", namespace
+    return _apply("tasks", tasks.apply_limit, "a user namespace of its own"), namespace
+
+
 # --- network ----------------------------------------------------------------------------
 
 
@@ -320,7 +381,8 @@ def _isolate_network() -> str:
     IPC namespace, so SysV shared memory and message queues reach no other process.
 
     A refusal is reported, not raised: containers and user namespaces may refuse new
-    namespaces even to root, and the socket filter still keeps the network out.
+    namespaces even to root (or to a user namespace's owner), and the socket filter
+    still keeps the network out.
     """
     try:
         linux.unshare(CLONE_NEWNET | CLONE_NEWIPC)
@@ -365,7 +427,7 @@ def _drop_privileges(policy: ConfinePolicy, reads: list[Path], landlocked: bool)
     if not _reachable(Path(policy.scratch_dir), uid, gid):
         unreachable.append(Path(policy.scratch_dir))
     keep = CAP_DAC_READ_SEARCH if unreachable and landlocked else None
-    _drop_bounding_set(keep)
+    linux.drop_bounding_set(keep)
     linux.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     if keep is not None:
         linux.prctl(PR_SET_KEEPCAPS, 1)
@@ -373,7 +435,7 @@ def _drop_privileges(policy: ConfinePolicy, reads: list[Path], landlocked: bool)
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
     if keep is not None:
-        _set_capabilities(1 << keep)
+        linux.set_capabilities(1 << keep)
         linux.prctl(PR_SET_KEEPCAPS, 0)
     expected = 0 if keep is None else 1 << keep
     if (
@@ -398,13 +460,16 @@ def _drop_privileges(policy: ConfinePolicy, reads: list[Path], landlocked: bool)
 
 
 def _target_user(drop_to_uid: int | None) -> tuple[int, int]:
-    """(uid, gid) to become: 'nobody' by default, else `drop_to_uid` and its own group."""
+    """(uid, gid) to become: a user of the kernel's own by default (`tasks.kernel_uid`,
+    whose task count is this kernel's alone), else `drop_to_uid` and its own group."""
+    if drop_to_uid is None:
+        own = tasks.kernel_uid(os.getpid())
+        return own, own
     try:
-        entry = pwd.getpwnam("nobody") if drop_to_uid is None else pwd.getpwuid(drop_to_uid)
+        entry = pwd.getpwuid(drop_to_uid)
         return entry.pw_uid, entry.pw_gid
     except KeyError:
-        uid = NOBODY if drop_to_uid is None else drop_to_uid
-        return uid, NOBODY if drop_to_uid is None else drop_to_uid
+        return drop_to_uid, drop_to_uid
 
 
 def _chown_tree(root: Path, uid: int, gid: int) -> None:
@@ -434,33 +499,3 @@ def _reachable(path: Path, uid: int, gid: int) -> bool:
     except OSError:
         return True  # a missing path gets no rule and needs no reach
     return True
-
-
-def _drop_bounding_set(keep: int | None) -> None:
-    """Drop every capability from the bounding set but `keep` (no exec could regain them)."""
-    last = int(linux.read_bytes("/proc/sys/kernel/cap_last_cap"))
-    for cap in range(last + 1):
-        if cap != keep:
-            linux.prctl(PR_CAPBSET_DROP, cap)
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [
-        ("effective", ctypes.c_uint32),
-        ("permitted", ctypes.c_uint32),
-        ("inheritable", ctypes.c_uint32),
-    ]
-
-
-def _set_capabilities(mask: int) -> None:
-    """Make `mask` this thread's effective and permitted sets (nothing inheritable)."""
-    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
-    data = (_CapData * 2)()
-    for i in range(2):
-        word = (mask >> (32 * i)) & 0xFFFFFFFF
-        data[i].effective = data[i].permitted = word
-    linux.syscall("capset", ctypes.byref(header), data)

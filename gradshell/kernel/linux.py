@@ -1,7 +1,8 @@
 """Raw Linux system calls through ctypes, for the sandbox layers (`landlock`, `seccomp`).
 
 Only what the confinement needs: the machine's architecture, its system-call numbers for
-the calls the sandbox names, and a `syscall()` that turns a failure into an `OSError`.
+the calls the sandbox names, a `syscall()` that turns a failure into an `OSError`, and
+the few prctl/unshare/capset helpers the layers share.
 """
 
 from __future__ import annotations
@@ -122,6 +123,9 @@ SYSCALLS: dict[str, dict[str, int]] = {
     },
 }
 
+PR_CAPBSET_DROP = 24
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
 _ARCH_ALIASES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -195,6 +199,36 @@ def read_bytes(path: str) -> bytes:
         return stream.read()
 
 
+def drop_bounding_set(keep: int | None = None) -> None:
+    """Drop every capability from the bounding set but `keep` (no exec could regain them)."""
+    last = int(read_bytes("/proc/sys/kernel/cap_last_cap"))
+    for cap in range(last + 1):
+        if cap != keep:
+            prctl(PR_CAPBSET_DROP, cap)
+
+
 def effective_capabilities() -> int:
     """This thread's effective capability set as a bit mask."""
     return int(status_field("CapEff") or "0", 16)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def set_capabilities(mask: int) -> None:
+    """Make `mask` this thread's effective and permitted sets (nothing inheritable)."""
+    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    for i in range(2):
+        word = (mask >> (32 * i)) & 0xFFFFFFFF
+        data[i].effective = data[i].permitted = word
+    syscall("capset", ctypes.byref(header), data)

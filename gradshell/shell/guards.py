@@ -20,6 +20,7 @@ from typing import Any
 from gradshell.shell import limits, policy
 from gradshell.shell.errors import Refused, ResourceLimitError
 from gradshell.shell.formatting import BoundFormat, fstring_field, safe_str_format
+from gradshell.shell.unpacking import double_stars, star, stars
 
 _FunctionType = types.FunctionType
 _MethodType = types.MethodType
@@ -771,44 +772,6 @@ def aug_item(obj: Any, key: Any, op: str, value: Any) -> None:
     Target(obj)[key] = _INPLACE_BY_NAME[op](current, value)
 
 
-# --- unpacking and collecting -----------------------------------------------------
-
-
-def _is_learner_object(value: Any) -> bool:
-    return any(policy.is_learner_class(cls) for cls in type(value).__mro__)
-
-
-def _each(value: Any) -> Any:
-    yield from value
-
-
-def star(value: Any) -> Any:
-    """`*value` in a call or a display (`[*range(10**9)]`): its announced length is
-    checked first. A learner object is read through a plain iterator, so that its
-    `__len__` is never what Python sizes the result by."""
-    if _is_learner_object(value):
-        return _each(value)
-    limits.check_iterable(value)
-    return value
-
-
-def sized_constructor(constructor: Any) -> Any:
-    """`constructor(iterable)` (list, tuple, set, sorted...) with the length the iterable
-    announces checked first; a learner object is read through a plain iterator."""
-
-    def make(*args: Any, **kwargs: Any) -> Any:
-        if args:
-            if _is_learner_object(args[0]):
-                args = (_each(args[0]), *args[1:])
-            else:
-                limits.check_iterable(args[0])
-        return constructor(*args, **kwargs)
-
-    make.__name__ = getattr(constructor, "__name__", "make")
-    make.__doc__ = constructor.__doc__
-    return make
-
-
 def refuse_here(message: str, lineno: int | None) -> None:
     """Raise the refusal the checker found for the statement at `lineno` (it stands in
     that statement's place, so the statements before it have run)."""
@@ -864,6 +827,8 @@ GUARD_NAMES: dict[str, Any] = {
     "_gs_slice": slice,
     "_gs_Exception": Exception,
     "_gs_star": star,
+    "_gs_stars": stars,
+    "_gs_dstars": double_stars,
     "_gs_refuse": refuse_here,
 }
 for _opname, (_binary, _inplace_fn) in OPERATORS.items():

@@ -161,15 +161,20 @@ def check_print_precision(precision: Any) -> None:
         )
 
 
+def announced_length(value: Any) -> int:
+    """How many items `value` says it holds (`len`, or `__length_hint__` for a `range`
+    iterator, `itertools.repeat`...); 0 when it does not say. Callers keep learner
+    objects away from it (their `__len__` could answer differently the next time)."""
+    try:
+        return operator.length_hint(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
 def check_iterable(value: Any, what: str = "this sequence") -> None:
     """Refuse unpacking or collecting `value` when its announced length is over the limit
-    (a `range`, `itertools.repeat`, a dict view...). Callers keep learner objects away
-    from it (their `__len__` could answer differently the next time)."""
-    try:
-        n = operator.length_hint(value)
-    except (TypeError, ValueError, OverflowError):
-        return
-    check_length(n, what)
+    (a `range`, `itertools.repeat`, a dict view...); see `announced_length`."""
+    check_length(announced_length(value), what)
 
 
 # --- format specifications -------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from gradshell.shell import guards, limits, policy
+from gradshell.shell import guards, limits, policy, unpacking
 from gradshell.shell.errors import Refused, SessionExit
 from gradshell.shell.formatting import safe_format
 
@@ -201,7 +201,7 @@ def _checked_iter(*args: Any) -> Any:
 
 guards.substitute_call(type, _one_arg_type)
 for _constructor in (list, tuple, set, frozenset, sorted):
-    guards.substitute_call(_constructor, guards.sized_constructor(_constructor))
+    guards.substitute_call(_constructor, unpacking.sized_constructor(_constructor))
 # Builtins that call what they are handed: those callables are checked as learner calls.
 guards.check_calls_of(map, (0,))
 guards.check_calls_of(filter, (0,))

@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from gradshell.shell import guards, policy
+from gradshell.shell import guards, policy, unpacking
 from gradshell.shell.errors import Refused, SessionExit
 
 #: What each module's refusal adds after "'os.system' is not available here".
@@ -268,7 +268,7 @@ def _collections() -> dict[str, Any]:
     policy.EXTRA_GETITEM.update({collections.deque, collections.Counter})
     policy.EXTRA_SETITEM.update({collections.deque, collections.Counter})
     for tp in (collections.Counter, collections.deque):
-        guards.substitute_call(tp, guards.sized_constructor(tp))
+        guards.substitute_call(tp, unpacking.sized_constructor(tp))
     guards.check_calls_of(collections.defaultdict, (0,), ("default_factory",))
     abc = _pick(
         collections.abc,

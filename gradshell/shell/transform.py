@@ -5,7 +5,8 @@ Run after the checker. Attribute reads become ``_gs_ga(obj, 'name')``, method ca
 callee, so no extra frame sits between caller and callee), subscripts
 ``_gs_gi(obj, key)``, stores and deletes go through ``_gs_W(obj)``, operators through
 ``_gs_<Op>``, f-string fields through ``_gs_fmt``, `with` items through ``_gs_ctx``,
-class bases through ``_gs_base``, starred arguments and displays through ``_gs_star``,
+class bases through ``_gs_base``, starred arguments and displays through ``_gs_star``
+(several unpackings in one display or call through ``_gs_stars``/``_gs_dstars``),
 imports through ``_gs_import*`` (``from __future__ import ...`` stays a compiler
 directive). Every new node keeps the location of the node it replaces, so tracebacks
 point at the learner's line.
@@ -49,6 +50,50 @@ def _is_super_call(node: ast.AST) -> bool:
 class _Guarder(FastTransformer):
     """The rewriting pass (one instance per cell)."""
 
+    def __init__(self) -> None:
+        #: Numbers the displays and calls with several unpackings (see `unpacking`).
+        self._sites = 0
+
+    def _site(self, like: ast.AST) -> ast.Constant:
+        self._sites += 1
+        return _const(self._sites, like)
+
+    def _items(self, items: list[ast.expr]) -> list[ast.expr]:
+        """The items of a display or a call's positional arguments. Where `*` unpacks
+        next to other items, each unpacking goes through ``_gs_stars``, which checks the
+        total so far; a lone `*x` keeps ``_gs_star``."""
+        count = sum(isinstance(item, ast.Starred) for item in items)
+        if count == 0 or len(items) == 1:
+            return [self.visit(item) for item in items]
+        site, plain, index = self._site(items[0]), len(items) - count, 0
+        out: list[ast.expr] = []
+        for item in items:
+            if not isinstance(item, ast.Starred):
+                out.append(self.visit(item))
+                continue
+            numbers = [_const(n, item) for n in (index, count, plain)]
+            value = _call("_gs_stars", [self.visit(item.value), site, *numbers], item.value)
+            out.append(ast.copy_location(ast.Starred(value=value, ctx=ast.Load()), item))
+            index += 1
+        return out
+
+    def _double_starred(self, values: list[ast.expr], unpacked: list[bool]) -> list[ast.expr]:
+        """Values of a dict display or a call's keywords, where `**` (`unpacked`) merges
+        a mapping next to other entries: each merge goes through ``_gs_dstars``."""
+        count = sum(unpacked)
+        if count == 0 or len(values) == 1:
+            return [self.visit(v) for v in values]
+        site, plain, index = self._site(values[0]), len(values) - count, 0
+        out: list[ast.expr] = []
+        for value, merged in zip(values, unpacked, strict=True):
+            new = self.visit(value)
+            if merged:
+                numbers = [_const(n, value) for n in (index, count, plain)]
+                new = _call("_gs_dstars", [new, site, *numbers], value)
+                index += 1
+            out.append(new)
+        return out
+
     def _slice_expr(self, node: ast.expr) -> ast.expr:
         """A subscript key as a plain expression (`a:b` becomes `slice(a, b, None)`)."""
         if isinstance(node, ast.Slice):
@@ -79,8 +124,13 @@ class _Guarder(FastTransformer):
         return ast.copy_location(ast.Subscript(value=target, slice=key, ctx=node.ctx), node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        args = [self.visit(a) for a in node.args]
-        keywords = [self.visit(k) for k in node.keywords]
+        args = self._items(node.args)
+        values = [k.value for k in node.keywords]
+        merged = [k.arg is None for k in node.keywords]
+        keywords = [
+            ast.copy_location(ast.keyword(arg=k.arg, value=v), k)
+            for k, v in zip(node.keywords, self._double_starred(values, merged), strict=True)
+        ]
         func = node.func
         if isinstance(func, ast.Name) and func.id == "super":
             new_func: ast.expr = func
@@ -92,6 +142,28 @@ class _Guarder(FastTransformer):
         else:
             new_func = _call("_gs_c", [self.visit(func)], func)
         return ast.copy_location(ast.Call(func=new_func, args=args, keywords=keywords), node)
+
+    # -- displays --------------------------------------------------------------
+    def visit_List(self, node: ast.List) -> ast.AST:
+        if not isinstance(node.ctx, ast.Load):  # `[a, *rest] = ...`: targets
+            return self.generic_visit(node)
+        node.elts = self._items(node.elts)
+        return node
+
+    def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
+        if not isinstance(node.ctx, ast.Load):
+            return self.generic_visit(node)
+        node.elts = self._items(node.elts)
+        return node
+
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        node.elts = self._items(node.elts)
+        return node
+
+    def visit_Dict(self, node: ast.Dict) -> ast.AST:
+        node.keys = [None if k is None else self.visit(k) for k in node.keys]
+        node.values = self._double_starred(node.values, [k is None for k in node.keys])
+        return node
 
     # -- operators -------------------------------------------------------------
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:

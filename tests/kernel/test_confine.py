@@ -21,13 +21,17 @@ from pathlib import Path
 import pytest
 
 from gradshell.kernel import confine as confine_module
-from gradshell.kernel import landlock, linux, seccomp
+from gradshell.kernel import landlock, linux, seccomp, tasks, userns
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 
 LANDLOCK = landlock.abi_version() if sys.platform.startswith("linux") else None
 SECCOMP = sys.platform.startswith("linux") and seccomp.available() is None
 ROOT = os.geteuid() == 0
+# An ordinary user may make a user namespace here (the settings do not forbid it).
+USER_NAMESPACES = sys.platform.startswith("linux") and userns.refused_here() is None
+# ... and counts the tasks in one apart from the same user's others (Linux 5.14+).
+OWN_TASK_COUNT = USER_NAMESPACES and tasks.counted_per_user_namespace()
 
 PRELUDE = """
 import json, os, socket, subprocess, sys, threading
@@ -90,25 +94,74 @@ def open_dir():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def run_confined(
-    tmp_path: Path, attack: str, scratch: Path | None = None, **policy
-) -> tuple[dict, dict]:
-    """Run `attack` in a fresh confined child; (report layers, results by attempt name)."""
+def _child(tmp_path: Path, attack: str, scratch: Path | None, policy: dict) -> list[str]:
+    """The command line of a confined child running `attack` (its scratch made if need be)."""
     if scratch is None:
         scratch = tmp_path / "scratch"
         scratch.mkdir(exist_ok=True)
     args = json.dumps({"scratch": str(scratch), **policy})
-    code = PRELUDE + textwrap.dedent(attack) + EPILOGUE
+    return [sys.executable, "-c", PRELUDE + textwrap.dedent(attack) + EPILOGUE, args]
+
+
+def _kernel_environment() -> dict[str, str]:
+    """The environment with the BLAS thread settings the kernel's entry point makes."""
+    env = dict(os.environ)
+    tasks.limit_blas_threads(env)
+    return env
+
+
+def run_confined(
+    tmp_path: Path, attack: str, scratch: Path | None = None, **policy
+) -> tuple[dict, dict]:
+    """Run `attack` in a fresh confined child; (report layers, results by attempt name)."""
     done = subprocess.run(
-        [sys.executable, "-c", code, args],
+        _child(tmp_path, attack, scratch, policy),
         capture_output=True,
         text=True,
         timeout=120,
         cwd=tmp_path,
+        env=_kernel_environment(),
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
     report_line, results_line = done.stdout.strip().splitlines()[-2:]
     return json.loads(report_line), json.loads(results_line)
+
+
+class Held:
+    """A confined child paused halfway: its attack printed its results so far (`HOLD`)
+    and waits for `release()` to go on, so that the test can act meanwhile."""
+
+    def __init__(self, tmp_path: Path, attack: str, scratch: Path | None = None, **policy):
+        self.proc = subprocess.Popen(
+            _child(tmp_path, attack, scratch, policy),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=_kernel_environment(),
+        )
+        assert self.proc.stdout is not None
+        lines = [self.proc.stdout.readline() for _ in range(2)]
+        if not all(lines):
+            self.proc.kill()
+            _, err = self.proc.communicate(timeout=60)
+            raise AssertionError(err)
+        self.layers, self.results = (json.loads(line) for line in lines)
+
+    def release(self) -> dict:
+        """Let the child go on; its final results."""
+        out, err = self.proc.communicate("\n", timeout=120)
+        assert self.proc.returncode == 0, err
+        return json.loads(out.strip().splitlines()[-1])
+
+
+#: In an attack run by `Held`: print the results so far, then wait for the release.
+HOLD = """
+print(json.dumps(results, default=repr), flush=True)
+sys.stdin.readline()
+"""
 
 
 def refused(result: dict) -> bool:
@@ -118,7 +171,7 @@ def refused(result: dict) -> bool:
 
 def test_report_names_each_layer_and_what_holds(tmp_path):
     layers, _ = run_confined(tmp_path, "")
-    assert list(layers) == ["rlimits", "network", "privileges", "landlock", "seccomp"]
+    assert list(layers) == ["rlimits", "tasks", "network", "privileges", "landlock", "seccomp"]
     assert "address space 4 GiB" in layers["rlimits"]
     assert "256 open files" in layers["rlimits"]
     if LANDLOCK is None:
@@ -131,7 +184,11 @@ def test_report_names_each_layer_and_what_holds(tmp_path):
         assert layers["seccomp"].startswith("not available")
     if ROOT:
         assert layers["network"].startswith("own network namespace")
-        assert layers["privileges"].startswith("uid 65534")
+        uid = int(layers["privileges"].split(",")[0].removeprefix("uid "))
+        assert tasks.KERNEL_UID_BASE < uid < tasks.KERNEL_UID_BASE + (1 << 22)
+        assert layers["tasks"] == (
+            f"at most 64 threads, counted for this kernel alone (uid {uid}, a user of its own)"
+        )
 
 
 def test_writes_land_only_in_the_scratch_directory(tmp_path, open_dir):
@@ -339,29 +396,38 @@ def test_file_size_limit_is_an_error_not_a_kill(tmp_path):
     assert results["big"]["errno"] == 27  # EFBIG
 
 
-def test_root_becomes_nobody(tmp_path):
+def test_root_becomes_a_user_of_its_own(tmp_path):
     _, results = run_confined(
         tmp_path,
         """
         attempt("ids", lambda: (os.getuid(), os.geteuid(), os.getgid(), os.getgroups()))
+        attempt("pid", os.getpid)
         attempt("setuid", lambda: os.setuid(0))
         attempt("owner", lambda: scratch.stat().st_uid)
         """,
     )
     uid, euid, gid, groups = results["ids"]["value"]
     if ROOT:
-        assert (uid, euid, gid, groups) == (65534, 65534, 65534, [])
-        assert results["owner"]["value"] == 65534
+        # Its pid makes it unique among the live kernels, so its task count is its own.
+        own = tasks.kernel_uid(results["pid"]["value"])
+        assert (uid, euid, gid, groups) == (own, own, own, [])
+        assert results["owner"]["value"] == own
         assert refused(results["setuid"])
     else:
         assert uid == os.getuid()
 
 
-@pytest.mark.skipif(not ROOT, reason="the test makes its child an ordinary user")
-def test_an_ordinary_user_gets_every_layer_but_the_namespace(tmp_path, open_dir):
+@pytest.fixture
+def nobody_scratch(open_dir):
+    """A scratch directory for a child that turns itself into an ordinary user first."""
     scratch = open_dir / "scratch"
     scratch.mkdir()
     os.chown(scratch, 65534, 65534)
+    return scratch
+
+
+@pytest.mark.skipif(not ROOT, reason="the test makes its child an ordinary user")
+def test_an_ordinary_user_gets_every_layer(tmp_path, open_dir, nobody_scratch):
     layers, results = run_confined(
         tmp_path,
         f"""
@@ -372,18 +438,138 @@ def test_an_ordinary_user_gets_every_layer_but_the_namespace(tmp_path, open_dir)
         attempt("fork", os.fork)
         a = np.ones((512, 512))
         attempt("matmul", lambda: float((a @ a)[0, 0]))
+        attempt("ids", lambda: (os.getuid(), os.getgid()))
+        attempt("caps", lambda: [line.split()[1] for line in open("/proc/self/status")
+                                 if line.startswith(("CapEff", "CapPrm", "CapBnd"))])
         """,
-        scratch=scratch,
+        scratch=nobody_scratch,
         become=65534,
     )
     assert layers["privileges"] == "uid 65534 (not root, nothing to drop); no_new_privs"
-    assert layers["network"].startswith("no network namespace (not root)")
+    # The user namespace maps the kernel's ids to themselves and leaves no capability.
+    assert results["ids"]["value"] == [65534, 65534]
+    assert results["caps"]["value"] == ["0000000000000000"] * 3
+    if USER_NAMESPACES:
+        assert layers["network"].startswith(
+            "own network namespace (only a loopback, down) and IPC namespace, "
+            "made in a user namespace of its own"
+        )
+        if OWN_TASK_COUNT:
+            assert layers["tasks"] == (
+                "at most 64 threads, counted for this kernel alone (a user namespace of its own)"
+            )
+        else:
+            assert layers["tasks"].startswith("not available (Linux before 5.14")
+    else:
+        assert layers["network"].startswith("no network namespace (not root)")
+        assert layers["tasks"].startswith("not available (")
     assert results["inside"] == {"ok": True, "value": 2}
     assert results["matmul"] == {"ok": True, "value": 512.0}
     if LANDLOCK is not None:
         assert refused(results["outside"]) and refused(results["passwd"])
     if SECCOMP:
         assert refused(results["inet"]) and refused(results["fork"])
+
+
+# Start threads until the task limit refuses one, hold them while the test looks, then
+# let them end and start one more.
+FILL_THE_TASK_LIMIT = (
+    """
+stop = threading.Event()
+held = []
+def fill():
+    while True:
+        worker = threading.Thread(target=stop.wait)
+        worker.start()
+        held.append(worker)
+try:
+    fill()
+except RuntimeError as exc:
+    results["refusal"] = str(exc)
+results["held"] = len(held)
+a = np.ones((512, 512))
+attempt("matmul_while_full", lambda: float((a @ a)[0, 0]))
+"""
+    + HOLD
+    + """
+stop.set()
+for worker in held:
+    worker.join()
+box = []
+worker = threading.Thread(target=lambda: box.append("ran"))
+worker.start()
+worker.join()
+attempt("thread_after", lambda: box)
+"""
+)
+
+
+def _as(who: str, nobody_scratch: Path) -> dict:
+    if who == "root":
+        return {}
+    return {"scratch": nobody_scratch, "become": 65534}
+
+
+@pytest.mark.parametrize("who", ["root", "ordinary user"])
+def test_threads_stop_at_the_task_limit_and_each_kernel_counts_its_own(
+    tmp_path, nobody_scratch, who
+):
+    if who == "ordinary user" and not ROOT:
+        pytest.skip("the test makes its child an ordinary user")
+    first = Held(tmp_path, FILL_THE_TASK_LIMIT, **_as(who, nobody_scratch))
+    try:
+        if "not available" in first.layers["tasks"]:
+            assert who == "ordinary user" and not OWN_TASK_COUNT, first.layers["tasks"]
+            return
+        # A second kernel, of the same user when not root, while the first holds its
+        # threads: it gets as many, so the first one's do not count against it.
+        second = Held(tmp_path, FILL_THE_TASK_LIMIT, **_as(who, nobody_scratch))
+        second_after = second.release()
+    finally:
+        first_after = first.release()
+    held = first.results["held"]
+    assert first.results["refusal"] == "can't start new thread"
+    # The main thread and BLAS's pool (at most BLAS_THREADS) count too.
+    assert tasks.TASK_LIMIT - tasks.BLAS_THREADS <= held < tasks.TASK_LIMIT
+    assert second.results["held"] == held
+    assert second.results["refusal"] == "can't start new thread"
+    for run, after in ((first, first_after), (second, second_after)):
+        # BLAS's pool was started before the learner's threads could take its places.
+        assert run.results["matmul_while_full"] == {"ok": True, "value": 512.0}
+        assert after["thread_after"] == {"ok": True, "value": ["ran"]}
+
+
+@pytest.mark.parametrize("who", ["root", "ordinary user"])
+def test_an_abstract_socket_the_kernel_binds_is_out_of_the_hosts_reach(
+    tmp_path, nobody_scratch, who
+):
+    if who == "ordinary user" and not ROOT:
+        pytest.skip("the test makes its child an ordinary user")
+    name = f"\0gradshell-test-{os.urandom(6).hex()}"
+    attack = f"""
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        attempt("bind", lambda: server.bind({name!r}))
+        attempt("listen", lambda: server.listen(1))
+        """
+    kernel = Held(tmp_path, textwrap.dedent(attack) + HOLD, **_as(who, nobody_scratch))
+    try:
+        assert kernel.results["bind"]["ok"] and kernel.results["listen"]["ok"]
+        host = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            host.connect(name)
+            reached = True
+        except ConnectionRefusedError:
+            reached = False
+        finally:
+            host.close()
+    finally:
+        kernel.release()
+    if kernel.layers["network"].startswith("own network namespace"):
+        assert not reached, "the host reached the kernel's abstract socket"
+    else:
+        # Without a network namespace the report must say so, and here it holds not.
+        assert kernel.layers["network"].startswith("no network namespace")
+        assert who == "ordinary user" and not USER_NAMESPACES
 
 
 def test_a_machine_without_landlock_or_seccomp_gets_the_other_layers(tmp_path):
@@ -429,7 +615,6 @@ def test_gradshell_torch_autograd_works_after_confinement(tmp_path):
     assert printed == "tensor(6., grad_fn=<SumBackward0>)"
 
 
-@pytest.mark.skipif(LANDLOCK is None and not ROOT, reason="no layer here needs one thread")
 def test_confine_refuses_while_other_threads_run(tmp_path):
     code = textwrap.dedent(
         f"""
@@ -465,6 +650,20 @@ def test_default_read_dirs_cover_python_and_gradshell_but_not_etc():
     # No tree is listed twice, nor beneath another.
     assert not any(a != b and a.is_relative_to(b) for a in reads for b in reads)
     assert len(set(reads)) == len(reads)
+
+
+@pytest.mark.parametrize(
+    ("release", "counted"),
+    [
+        ("6.18.44-fc-v1300", True),
+        ("5.14.0-1-generic", True),
+        ("5.13.19", False),
+        ("4.19.0-25-amd64", False),
+        ("not-a-version", False),
+    ],
+)
+def test_the_task_limit_is_per_namespace_from_linux_5_14(release, counted):
+    assert tasks.counted_per_user_namespace(release) is counted
 
 
 @pytest.mark.parametrize("machine", sorted(linux.SYSCALLS))

@@ -13,10 +13,15 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import sys
+import tempfile
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 
+from gradshell.kernel import tasks
 from gradshell.kernel.client import KernelSession
 from gradshell.shell.files import PathPolicy
 
@@ -287,7 +292,7 @@ def target(tmp_path_factory):
     t.listener.close()
 
 
-def _kernel(target: Target, *, checker: bool) -> KernelSession:
+def _kernel(target: Target, *, checker: bool, workdir=None) -> KernelSession:
     k = KernelSession(
         viz=True,
         time_limit=2.0,
@@ -295,6 +300,7 @@ def _kernel(target: Target, *, checker: bool) -> KernelSession:
         max_elements=10**7,
         policy=PathPolicy(target.session_dir),
         checker=checker,
+        workdir=workdir,
     )
     assert k.run_cell("keep = 41").error is None
     return k
@@ -461,7 +467,7 @@ def test_the_front_end_serves_files_and_lines_it_cannot_send_without_breaking(ta
 
 
 def test_a_kernel_cannot_signal_or_read_another_sessions_kernel(tmp_path):
-    """Two learners' kernels both run as 'nobody': neither reaches the other."""
+    """Two learners' kernels side by side: neither reaches the other."""
     sessions = []
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
@@ -953,3 +959,121 @@ def test_home_attack_without_the_checker_changes_nothing(
     raw_home_shell, home, name, source, needs_workspace
 ):
     _attack_home(raw_home_shell, home, source, needs_workspace)
+
+
+# A kernel started by an ordinary user has no root to make namespaces with: its own user
+# namespace must do. Here the tests run as root, so such a kernel is played by a kernel
+# that turns itself into 'nobody' before its start message: it imports what it needs
+# first, since the interpreter may live where 'nobody' cannot read (under /root).
+AS_NOBODY = """\
+#!{python}
+import os, socket, sys, threading
+from gradshell.kernel import tasks
+tasks.limit_blas_threads(os.environ)
+from gradshell.kernel import confine, server
+from gradshell.shell import files, session
+server._warm_up(True)
+# What 'nobody' could not even look at (a Python under /root) is read-only all the same,
+# and so is this wrapper, the kernel's __main__ here.
+read_only = confine.default_read_dirs() + [os.path.dirname(os.path.abspath(__file__))]
+confine.default_read_dirs = lambda: list(read_only)
+# Its two writable folders, named in its environment; never its working directory ("/").
+for folder in (os.environ["HOME"], os.environ["TMPDIR"]):
+    os.chown(folder, 65534, 65534)
+os.setgroups([])
+os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534)
+sys.exit(server.main())
+"""
+
+KERNEL_USERS = ["this-user", "nobody"]
+
+
+def _kernel_as(who: str, target: Target, tmp_path, monkeypatch) -> KernelSession:
+    """A kernel without the checker, run as this test's user or as 'nobody'."""
+    if who == "nobody":
+        if os.geteuid() != 0:
+            pytest.skip("only root can start a kernel as another user")
+        wrapper = tmp_path / "kernel-as-nobody"
+        if not wrapper.exists():  # one per test, however many kernels it starts
+            wrapper.write_text(AS_NOBODY.format(python=sys.executable))
+            wrapper.chmod(0o700)
+            monkeypatch.setattr(sys, "executable", str(wrapper))
+        # a workspace 'nobody' can reach (the test's own folders are root's alone)
+        workdir = Path(tempfile.mkdtemp(prefix="gradshell-nobody-"))
+        workdir.chmod(0o755)
+        return _kernel(target, checker=False, workdir=workdir)
+    return _kernel(target, checker=False)
+
+
+FILL_THE_TASK_LIMIT = textwrap.dedent(
+    """\
+    import threading
+    stop = threading.Event()
+    held = []
+    while True:
+        worker = threading.Thread(target=stop.wait)
+        worker.start()
+        held.append(worker)
+    """
+)
+
+
+@pytest.mark.parametrize("who", KERNEL_USERS)
+def test_threads_stop_at_the_kernels_own_task_limit(target, tmp_path, monkeypatch, who):
+    """A loop starting threads stops at the kernel's limit with Python's own error, the
+    session goes on, and a second learner's kernel (of the same user when not root)
+    gets as many threads while the first holds all of its own."""
+    first = _kernel_as(who, target, tmp_path, monkeypatch)
+    second = _kernel_as(who, target, tmp_path, monkeypatch)
+    try:
+        if first.layers["tasks"].startswith("not available"):
+            # No count of its own for an ordinary user's kernel here: no limit, and the
+            # report says why (a loop would then take the machine's pids: not run).
+            assert who == "nobody", first.layers["tasks"]
+            return
+        filled = first.run_cell(FILL_THE_TASK_LIMIT)
+        assert "RuntimeError: can't start new thread" in filled.output
+        held = int(first.run_cell("len(held)").output)
+        assert tasks.TASK_LIMIT - tasks.BLAS_THREADS <= held < tasks.TASK_LIMIT
+        again = second.run_cell(FILL_THE_TASK_LIMIT)
+        assert "RuntimeError: can't start new thread" in again.output
+        assert second.run_cell("len(held)").output == f"{held}\n"
+        for kernel in (first, second):
+            # BLAS's pool started before learner code could take its places.
+            product = "import numpy as np\nprint((np.ones((400, 400)) @ np.ones((400, 400)))[0, 0])"
+            assert kernel.run_cell(product).output == "400.0\n"
+            assert kernel.run_cell("stop.set()\nfor w in held:\n    w.join()").error is None
+            assert kernel.run_cell("keep").output == "41\n"
+            assert kernel.restarts == 0
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.parametrize("who", KERNEL_USERS)
+def test_an_abstract_socket_bound_in_the_kernel_is_out_of_the_hosts_reach(
+    target, tmp_path, monkeypatch, who
+):
+    """Abstract Unix sockets belong to a network namespace, not to the file system:
+    only the kernel's own namespace keeps one it binds from processes on the host."""
+    name = f"\0gradshell-test-{secrets.token_hex(6)}"
+    with _kernel_as(who, target, tmp_path, monkeypatch) as kernel:
+        bound = kernel.run_cell(
+            f"import socket\nserver = socket.socket(socket.AF_UNIX)\n"
+            f"server.bind({name!r})\nserver.listen(1)"
+        )
+        assert bound.error is None, bound.output
+        host = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            host.connect(name)
+            reached = True
+        except ConnectionRefusedError:
+            reached = False
+        finally:
+            host.close()
+        if kernel.layers["network"].startswith("own network namespace"):
+            assert not reached, "the host reached the kernel's abstract socket"
+        else:  # an ordinary user without user namespaces: the report must say so
+            assert who == "nobody" and "no network namespace" in kernel.layers["network"]
+        assert kernel.run_cell("keep").output == "41\n"

@@ -188,6 +188,50 @@ def test_max_elements_is_configurable():
     assert session.run_cell("np.zeros(999).shape").output == "(999,)\n"
 
 
+UNPACKED_TOGETHER = [
+    "[*x, *x]",
+    "(*x, *y)",
+    "{*x, *y}",
+    "f(*x, *y)",
+    "[*x, 0]",
+    "f(0, *x)",
+    "[*x] * 2",
+    "{**a, **b}",
+    "{**a, 'k': 0, **b}",
+    "f(**a, **b)",
+    "dict(**a, **b)",
+    "build(1)",
+]
+
+
+def test_several_unpackings_in_one_display_or_call_count_together():
+    """`[*x, *x]` is twice as long as `x`: each unpacking alone is under the limit,
+    together they are not. The count runs as Python unpacks, item after item (the
+    second `*x` is refused once the first is in), and a recursive call's own display
+    keeps its own count."""
+    session = Session(viz=False, max_elements=1000)
+    setup = session.run_cell(
+        "x = [0] * 1000\ny = list(range(1000))\n"
+        "a = {str(i): i for i in range(600)}\nb = {str(-i): i for i in range(1, 600)}\n"
+        "def f(*args, **kwargs):\n    return len(args) + len(kwargs)\n"
+        "def build(n):\n    return [*x[:600], *(build(n - 1)[:500] if n else [])]\n"
+    )
+    assert setup.error is None, setup.output
+    for source in UNPACKED_TOGETHER:
+        result = session.run_cell(source)
+        assert isinstance(result.error, ResourceLimitError), (source, result.output)
+        assert "over the limit of 1,000 elements" in result.output, source
+    allowed = {
+        "len([*x[:500], *y[:500]])": "1000\n",
+        "f(*x[:400], *y[:400], 1)": "801\n",
+        "len({**a, 'k': 0})": "601\n",
+        "len(build(0))": "600\n",
+        "[*x] * 0": "[]\n",
+    }
+    for source, shown in allowed.items():
+        assert session.run_cell(source).output == shown, source
+
+
 def test_tensor_limit_follows_the_session():
     session = Session(viz=False, max_elements=1000)
     result = session.run_cell("import torch\nt = torch.zeros(2000)")

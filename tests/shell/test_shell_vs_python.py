@@ -117,6 +117,50 @@ try:
 except KeyError as e:
     print("KeyError", e)
 """,
+    "python-unpacking": """
+log = []
+def item(name, value):
+    log.append(name)
+    return value
+def gen(name, n):
+    for i in range(n):
+        log.append(f"{name}{i}")
+        yield i
+print([*gen("a", 2), item("b", 9), *gen("c", 2)], log)
+log.clear()
+print((*gen("a", 1), *gen("b", 1)), {*gen("c", 2), *gen("d", 1)}, log)
+def f(*args, **kwargs):
+    return args, kwargs
+print(f(1, *gen("e", 2), 2, *[3], k=4, **{"m": 5}, **{"n": 6}))
+print({**{"a": 1}, "b": 2, **{"a": 3}}, [*"ab", *b"c"], f(*(), *[]))
+def nested(n):
+    return [*range(n), *(nested(n - 1) if n else [])]
+print(nested(3))
+try:
+    [*[1], *1]
+except TypeError as e:
+    print(e)
+try:
+    f(*[1], *1)
+except TypeError as e:
+    print(e)
+try:
+    {*[1], *1}
+except TypeError as e:
+    print(e)
+try:
+    {**{}, **1}
+except TypeError as e:
+    print(e)
+try:
+    f(**{}, **1)
+except TypeError as e:
+    print(e)
+try:
+    f(**{"k": 1}, **{"k": 2})
+except TypeError as e:
+    print(e)
+""",
 }
 
 
