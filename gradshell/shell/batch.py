@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from gradshell.shell.inputsplit import echo, iter_chunks
+from gradshell.shell.terminal_text import visible
 
 if TYPE_CHECKING:
     from gradshell.shell.session import Session
@@ -32,7 +33,8 @@ def run_piped(session: Session, lines: Iterable[str], out: TextIO, visual: TextI
         if session.prompt == "ipython" and not first:
             out.write("\n")
         first = False
-        out.write(echo(chunk.text, session.ps1(), session.ps2()))
+        # the piped input is shown as it reads: a control character in it drives nothing
+        out.write(visible(echo(chunk.text, session.ps1(), session.ps2())))
         out.flush()
         result = session.run_cell(chunk.text)
         if result.visual and session.viz:

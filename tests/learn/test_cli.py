@@ -132,3 +132,22 @@ def test_the_menu_from_a_pipe_opens_a_lesson_and_leaves(tmp_path):
     assert "进度已保存" in out
     saved = ProgressStore(tmp_path / "learn" / "progress.json").load()
     assert saved.last == "old-code" and saved.lessons["old-code"].step == "legacy-style"
+
+
+def test_what_learner_code_prints_in_a_lesson_drives_nothing(tmp_path):
+    from support.terminal_attacks import ATTACKS, drives
+
+    env = dict(os.environ, GRADSHELL_DATA_DIR=str(tmp_path), NO_COLOR="1")
+    typed = "\n".join(attack.source for attack in ATTACKS) + "\nbye\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradshell", "learn", "1", "--lang", "en"],
+        input=typed,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert drives(proc.stdout) == []
+    for attack in ATTACKS:
+        assert attack.expected in proc.stdout and attack.forbidden not in proc.stdout
