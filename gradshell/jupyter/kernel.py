@@ -7,6 +7,12 @@ child process the terminal uses). What the code prints comes back as `stdout` st
 text, byte for byte what the terminal shows; the visual channel (accumulation panels,
 `%explain`, `%graph`) comes back as display data, rich HTML with a plain-text fallback.
 
+Nothing the learner's code controls reaches the notebook's page as markup: the text
+shown has no escape codes (`gradshell.shell.terminal_text`), the panels' HTML is rich's,
+which escapes the text, coloured only in the styles the front end keeps
+(`gradshell.shell.restyle`), and a graph's SVG keeps only Graphviz's shapes and text
+(`gradshell.jupyter.svg`).
+
 `%learn [LESSON]` turns the following cells into a lesson's inputs (the lesson runs in
 the sandboxed kernel and saves progress per user, as `gradshell learn` does) until the
 learner types `bye` or the lesson ends.
@@ -21,6 +27,8 @@ from typing import Any
 from ipykernel.kernelbase import Kernel
 
 import gradshell
+from gradshell.shell.restyle import restyle
+from gradshell.shell.terminal_text import visible
 
 #: Columns the panels are drawn at in a notebook.
 NOTEBOOK_WIDTH = 100
@@ -51,7 +59,9 @@ def visual_bundle(text: str, width: int = NOTEBOOK_WIDTH) -> dict[str, str]:
     from rich.console import Console
     from rich.text import Text
 
-    rich_text = Text.from_ansi(text.rstrip("\n"))
+    # Only the colours the front end keeps (no hyperlinks: rich's HTML would put their
+    # address in an attribute unescaped), and no control characters.
+    rich_text = Text.from_ansi(restyle(text.rstrip("\n"), color=True))
     console = Console(
         record=True, file=io.StringIO(), width=width, force_terminal=True, color_system="truecolor"
     )
@@ -125,12 +135,15 @@ class GradshellKernel(Kernel):
 
     def publish_graph(self, dot_text: str) -> None:
         """Draw a %graph as SVG under the cell, when Graphviz is installed."""
+        from xml.etree.ElementTree import ParseError
+
+        from gradshell.jupyter.svg import clean_svg
         from gradshell.shell.files import FileAccessError, render_svg
 
         try:
-            svg = render_svg(dot_text)
-        except FileAccessError:
-            return  # no Graphviz: the HTML text view is what the notebook shows
+            svg = clean_svg(render_svg(dot_text))
+        except (FileAccessError, ParseError, ValueError):
+            return  # no Graphviz (or no picture): the HTML text view is what it shows
         self.send_response(
             self.iopub_socket,
             "display_data",
@@ -172,8 +185,8 @@ class GradshellKernel(Kernel):
             return {
                 "status": "error",
                 "execution_count": self.execution_count,
-                "ename": name,
-                "evalue": str(result.error),
+                "ename": visible(str(name)),
+                "evalue": visible(str(result.error)),
                 "traceback": [],
             }
         return self._ok()

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from gradshell.core.era import STYLES
 from gradshell.kernel.environment import kernel_environment
 from gradshell.kernel.protocol import (
+    STYLED_STREAM,
     Closed,
     MessageTooLarge,
     ProtocolError,
@@ -49,7 +50,9 @@ from gradshell.shell.files import (
     PathPolicy,
     answered_yes,
 )
+from gradshell.shell.restyle import restyle
 from gradshell.shell.session import CellResult, Prompts, source_is_complete
+from gradshell.shell.terminal_text import visible
 
 #: Seconds a statement gets, after its time limit or a Ctrl-C, to stop by itself before
 #: its kernel is killed.
@@ -461,7 +464,7 @@ class KernelSession(Prompts):
         exit_code = reply.get("exit_code")
         return CellResult(
             str(reply.get("output", "")) + swept,
-            str(reply.get("visual", "")),
+            restyle(str(reply.get("visual", "")), color=self._color()),
             error,
             exit_code if isinstance(exit_code, int) else None,
             source,
@@ -524,6 +527,10 @@ class KernelSession(Prompts):
 
     def _hints(self) -> dict[str, Any]:
         return dict(self.display_hints) if self.display_hints is not None else _terminal_hints()
+
+    def _color(self) -> bool:
+        """May the kernel's styled text keep colour (the front end's decision, not its)?"""
+        return bool(self._hints().get("color"))
 
     def _mirror(self, state: Any) -> None:
         """Take the kernel's reported state, keeping only values the front end knows:
@@ -603,13 +610,14 @@ class KernelSession(Prompts):
     def _show_stream(self, name: str, text: str) -> None:
         target = self.error_stream if name == "err" and self.error_stream else self.stream
         if target is not None:
-            target.write(text)
+            styled = name == STYLED_STREAM
+            target.write(restyle(text, color=self._color()) if styled else visible(text))
             target.flush()
 
     def _show_error(self, text: str) -> None:
         target = self.error_stream or self.stream
         if target is not None:
-            target.write(text)
+            target.write(visible(text))
             target.flush()
 
     # -- services for the kernel -----------------------------------------------------------
@@ -652,7 +660,7 @@ class KernelSession(Prompts):
                 return {"type": "reply", "ok": True, "line": self._replay_inputs.pop(0)}
             return {"type": "reply", "ok": False, "error": "EOFError"}
         if self.stream is not None:
-            self.stream.write(prompt)
+            self.stream.write(visible(prompt))
             self.stream.flush()
         try:
             line = self.read_line()
@@ -702,13 +710,13 @@ class KernelSession(Prompts):
         found = self._ask("complete", 2.0, text=text).get("items", [])
         for item in found if isinstance(found, list) else []:
             if isinstance(item, list) and len(item) == 3 and type(item[1]) is int:
-                items.append((str(item[0]), item[1], str(item[2])))
+                items.append((visible(str(item[0])), item[1], visible(str(item[2]))))
         return items
 
     def inspect(self, name: str) -> str | None:
         """What `name?` shows, from the kernel (None when the name is unknown)."""
         text = self._ask("inspect", 2.0, name=name).get("text")
-        return text if isinstance(text, str) else None
+        return visible(text) if isinstance(text, str) else None
 
     def set_time_limit(self, limit: float | None) -> None:
         """Change the per-statement time limit (for the REPL after a program with -i)."""

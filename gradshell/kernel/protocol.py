@@ -18,6 +18,11 @@ from typing import Any
 #: The largest message either side accepts (a runaway print is cut long before this).
 MAX_MESSAGE = 64 * 1024 * 1024
 
+#: The stream of the kernel's own styled text (a lesson's, %step's views), which the front
+#: end re-colours; learner code's output streams as "out" and "err" and is shown with no
+#: escapes at all.
+STYLED_STREAM = "styled"
+
 _HEADER = struct.Struct(">I")
 
 

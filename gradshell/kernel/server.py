@@ -29,7 +29,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gradshell.kernel.protocol import Closed, MessageTooLarge, Reader, write_message
+from gradshell.kernel.protocol import (
+    STYLED_STREAM,
+    Closed,
+    MessageTooLarge,
+    Reader,
+    write_message,
+)
 
 #: The CPU seconds a cell may use beyond its wall-clock limit before SIGXCPU ends the
 #: kernel (a last resort for native loops that ignore the time-limit signal).
@@ -151,6 +157,9 @@ class Kernel:
         self.busy = False
         self.out = StreamSender(channel, "out")
         self.err = StreamSender(channel, "err")
+        #: gradshell's own styled text (a lesson's, %step's views): the front end keeps
+        #: its colours, written by itself, where learner output ("out") keeps none.
+        self.styled = StreamSender(channel, STYLED_STREAM)
         self.tutor: Any = None
         self._shell_session = Session(
             style=start.get("style", "modern"),
@@ -164,6 +173,7 @@ class Kernel:
         )
         self.interactive = bool(start.get("interactive", False))
         self._shell_session.interactive = self.interactive
+        self._shell_session.styled_stream = self.styled
         self._shell_session.rich_display = bool(start.get("rich_display", False))
         self._install_input(self._shell_session)
         device = start.get("device", "cpu")
@@ -195,7 +205,8 @@ class Kernel:
             load_course(extra=extra),
             lang=str(settings.get("lang", "en")),
             store=RemoteProgressStore(self.channel),
-            out=self.out,
+            out=self.styled,
+            learner_out=self.out,
             time_limit=settings.get("time_limit"),
             color=bool(settings.get("color", False)),
         )
@@ -308,6 +319,7 @@ class Kernel:
             self._tutor_sessions.add(id(session))
             session.interactive = self.interactive
             session.files = RemoteFiles(self.channel)  # the front end's rules, as the shell's
+            session.styled_stream = self.styled
             self._install_input(session)
 
     # -- requests ------------------------------------------------------------------------

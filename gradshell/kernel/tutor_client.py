@@ -16,6 +16,7 @@ from gradshell.kernel.client import KernelSession
 from gradshell.learn.i18n import tr
 from gradshell.learn.progress import ProgressStore
 from gradshell.learn.tutor import Mode
+from gradshell.shell.terminal_text import visible
 
 
 class KernelTutor:
@@ -82,8 +83,8 @@ class KernelTutor:
             return Mode.MENU
 
     def prompt(self) -> str:
-        """The prompt for the next input."""
-        return str(self.kernel.tutor_state.get("prompt", "> "))
+        """The prompt for the next input (the kernel's words, shown as text)."""
+        return visible(str(self.kernel.tutor_state.get("prompt", "> ")))
 
     def t(self, key: str, **fields: Any) -> str:
         """The engine's message `key` in the learner's language."""

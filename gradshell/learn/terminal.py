@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from gradshell.learn.tutor import Mode, Tutor
+from gradshell.shell.terminal_text import visible
 
 Reader = Callable[[Tutor], str]
 """Reads the learner's next input for `tutor` (raises EOFError at the end)."""
@@ -109,7 +110,7 @@ class PipeReader:
 
     def _show(self, text: str) -> None:
         if self._echo:
-            self._out.write(text.rstrip() + "\n")
+            self._out.write(visible(text.rstrip()) + "\n")
             self._out.flush()
 
 

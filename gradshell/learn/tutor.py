@@ -183,11 +183,16 @@ class Tutor:
         time_limit: float | None = None,
         width: int | None = None,
         color: bool | None = False,
+        learner_out: TextIO | None = None,
     ) -> None:
         self.course = course
         self.lang = lang
         self.store = store if store is not None else ProgressStore()
         self.out = out
+        #: Where the learner's code prints (default: `out`). In a kernel it is a stream of
+        #: its own, which the front end shows without any escape codes, while `out`
+        #: carries the lesson's styled text.
+        self.learner_out = learner_out if learner_out is not None else out
         self.time_limit = time_limit
         self.width = width
         self.color = color
@@ -387,7 +392,7 @@ class Tutor:
         self._leave_lesson()
         self.lesson = lesson
         self.runtime = LessonRuntime(
-            lesson, lang=self.lang, stream=self.out, time_limit=self.time_limit
+            lesson, lang=self.lang, stream=self.learner_out, time_limit=self.time_limit
         )
         from gradshell.viz.magics import state_of
 

@@ -4,6 +4,8 @@ For each mismatch: the file and line, the statement, and a line diff of the expe
 output (`-`, red, numbered with its transcript line) against what the session printed
 (`+`, green); characters that differ inside a changed line are highlighted. Colour is
 used only when asked for, and never when the `NO_COLOR` environment variable is set.
+What the session printed, and the transcript's own text, are shown with every character
+that would drive a terminal written as its escape (`\x1b`): a report is read in one.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.text import Text
 
 from gradshell.replay.matcher import Comparison
 from gradshell.replay.runner import ExampleResult, SessionResult
+from gradshell.shell.terminal_text import visible
 
 CONTEXT = 3
 """Unchanged lines shown around each change."""
@@ -56,7 +59,7 @@ def session_report(result: SessionResult) -> list[Text]:
         line.append("ERROR ", style="bold red")
         line.append(f"{result.path}:{result.session.line}", style="bold")
         line.append(f"  ({where})\n")
-        line.append(f"  {result.error}\n")
+        line.append(f"  {visible(result.error)}\n")
         parts.append(line)
     for failure in result.failures:
         parts.append(example_report(result.path, failure, where))
@@ -86,7 +89,7 @@ def example_report(path: str, failure: ExampleResult, where: str = "") -> Text:
     if where:
         text.append(f"  ({where})")
     text.append("\n")
-    for line in example.shown_source().split("\n"):
+    for line in visible(example.shown_source()).split("\n"):
         text.append("    " + line + "\n", style="cyan")
     text.append(f"  first difference at line {first}\n")
     if not comparison.want:
@@ -105,7 +108,8 @@ def _numbered(number: int | None, width: int) -> str:
 
 def diff_text(comparison: Comparison, want_line: int) -> Text:
     """A line diff of expected against got, expected lines numbered by transcript line."""
-    want, got = comparison.want, comparison.got
+    want = [visible(line) for line in comparison.want]
+    got = [visible(line) for line in comparison.got]
     numbers = [want_line + k for k in comparison.want_index]
     width = len(str(max(numbers, default=want_line)))
     out = Text()

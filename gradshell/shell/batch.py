@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from gradshell.shell.inputsplit import echo, iter_chunks
 from gradshell.shell.inspection import inspect_request, inspect_text
+from gradshell.shell.terminal_text import visible
 
 if TYPE_CHECKING:
     from gradshell.shell.session import Session
@@ -33,11 +34,12 @@ def run_piped(session: Session, lines: Iterable[str], out: TextIO, visual: TextI
         if session.prompt == "ipython" and not first:
             out.write("\n")
         first = False
-        out.write(echo(chunk.text, session.ps1(), session.ps2()))
+        # the piped input is shown as it reads: a control character in it drives nothing
+        out.write(visible(echo(chunk.text, session.ps1(), session.ps2())))
         out.flush()
         name = inspect_request(chunk.text)
         if name is not None:  # `x?`: the object's help, as at the prompt
-            out.write(inspect_text(session, name))
+            out.write(visible(inspect_text(session, name)))
             continue
         result = session.run_cell(chunk.text)
         if result.visual and session.viz:

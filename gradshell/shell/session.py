@@ -92,6 +92,15 @@ class _Capture(io.TextIOBase):
             self.live_err.write(text)
             self.live_err.flush()
 
+    def write_styled(self, text: str, styled: TextIO | None) -> None:
+        """Record gradshell's own styled text; mirror it live to `styled` if given (else
+        to the output stream)."""
+        self._keep(text)
+        if self.live is not None:  # shown only where output is shown live
+            target = styled if styled is not None else self.live
+            target.write(text)
+            target.flush()
+
     def writable(self) -> bool:
         return True
 
@@ -200,6 +209,9 @@ class Session(Prompts):
         self.limits = limits.Limits(max_elements=max_elements)
         self.stream = stream
         self.error_stream = error_stream
+        #: Where gradshell's own styled views written mid-cell (%step) go live: the
+        #: kernel's styled stream, which the front end re-colours (None: `stream`).
+        self.styled_stream: TextIO | None = None
         self.filename = filename
         #: Where %save, %load and %graph --dot read and write (the session directory).
         self.files: FileService = (
@@ -321,6 +333,12 @@ class Session(Prompts):
         """Add text to the output channel of the running cell (for magics and hooks)."""
         if self._capture is not None:
             self._capture.write(text)
+
+    def write_styled(self, text: str) -> None:
+        """Add gradshell's own styled text (a rendered view) to the output channel of the
+        running cell, shown live through `styled_stream` when there is one."""
+        if self._capture is not None:
+            self._capture.write_styled(text, self.styled_stream)
 
     def read_input(self, prompt: str) -> str:
         """What the learner's `input(prompt)` returns: shows the prompt, then reads a line.

@@ -317,9 +317,10 @@ def step_magic(session: Session, arg: str) -> str | None:
         return _show(session, explanation_view(ex))
     # Written live on the session's channel and answered through it, so that it works
     # the same in this process and in the sandboxed kernel.
-    session.write(state.render(_text(f"%step {ex.root_label}: {header_text(ex)}")))
+    # (styled: a front end in another process re-colours what it shows)
+    session.write_styled(state.render(_text(f"%step {ex.root_label}: {header_text(ex)}")))
     for i in range(len(ex.steps)):
-        session.write(state.render(step_view(ex, i)))
+        session.write_styled(state.render(step_view(ex, i)))
         if i == len(ex.steps) - 1:
             break
         try:

@@ -6,17 +6,25 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from jupyter_client.manager import start_new_kernel
+from support.terminal_attacks import drives
 
 from gradshell.jupyter.install import DISPLAY_NAME, install
+from gradshell.jupyter.kernel import visual_bundle
+from gradshell.jupyter.svg import ELEMENTS, SVG_NS
+from gradshell.kernel.client import KernelSession
 from gradshell.replay.matcher import compare
 from gradshell.replay.parser import read_transcript
+from gradshell.shell.files import PathPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "tests" / "transcripts" / "seed_003_modern.gsh"
@@ -290,6 +298,137 @@ def test_graph_is_drawn_inline_as_svg(jupyter_path, tmp_path):
         kinds = [list(c["data"]) for t, c in outputs if t == "display_data"]
         assert any("image/svg+xml" in k for k in kinds), kinds
         assert any("text/html" in k for k in kinds), kinds  # the text view too
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+class Markup(HTMLParser):
+    """The tags, attributes and text of an HTML document, as a browser would read them."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    @property
+    def shown(self) -> str:
+        return "".join(self.text)
+
+
+def only_styled_text(html: str) -> Markup:
+    """`html`'s markup, checked to be rich's and no more: <pre> and <span> with inline
+    styles that name no address; what the learner controls is all in its text."""
+    markup = Markup(html)
+    assert set(markup.tags) <= {"pre", "code", "span"}, markup.tags
+    assert {name for name, _ in markup.attrs} <= {"style"}, markup.attrs
+    for _, value in markup.attrs:
+        assert not re.search(r"url|javascript|expression|[<>]", value or "", re.I), value
+    assert drives(markup.shown) == []
+    return markup
+
+
+HOSTILE_NAMES = ("<img src=x onerror=alert(1)>", '<script>alert(2)</script>" onclick="x')
+
+
+def test_learner_strings_reach_the_page_as_text(kernel):
+    _, kc = kernel
+    names = "\n".join(f"m.add_module({n!r}, torch.nn.Linear(1, 1))" for n in HOSTILE_NAMES)
+    run(kc, f"import torch\nm = torch.nn.Module()\n{names}")
+    run(kc, "out = sum(p.sum() for p in m.parameters())\nout.backward()")
+    for cell in ("out.backward()", "%graph out"):
+        reply, outputs = run(kc, cell)
+        assert reply["status"] == "ok"
+        pages = [c["data"] for t, c in outputs if t == "display_data"]
+        assert pages, outputs
+        for data in pages:
+            shown = only_styled_text(data["text/html"]).shown
+            assert all(name in shown for name in HOSTILE_NAMES), shown
+            assert all(name in data["text/plain"] for name in HOSTILE_NAMES)
+    # a repr and an error message are the notebook's text, with their escapes shown
+    run(
+        kc, "class Evil:\n    def __repr__(self):\n        return '<img src=x>' + chr(27) + '[8m'\n"
+    )
+    reply, outputs = run(kc, "Evil()")
+    assert stdout(outputs) == "<img src=x>\\x1b[8m\n"
+    assert [t for t, _ in outputs] == ["stream"]
+    reply, outputs = run(
+        kc, "raise ValueError('<script>alert(3)</script>' + chr(27) + ']0;t' + chr(7))"
+    )
+    assert reply["status"] == "error" and reply["ename"] == "ValueError"
+    assert reply["evalue"] == "<script>alert(3)</script>\\x1b]0;t\\x07"
+    assert drives(stdout(outputs)) == []
+
+
+def test_a_panel_forged_by_a_kernel_without_the_checker_is_text_in_the_page(tmp_path):
+    """Learner code owning the kernel writes its own panel text: markup, a hyperlink whose
+    address would close rich's attribute, hidden text. The page gets text, styled by the
+    front end."""
+    panel = (
+        "<img src=x onerror=alert(1)>"
+        '\x1b]8;;" onmouseover="alert(2)\x1b\\link\x1b]8;;\x1b\\'
+        "\x1b[8m<script>alert(3)</script>\x1b[0m \x1b[1;36mw.grad\x1b[0m\n"
+    )
+    forge = (
+        "import gc\nfrom gradshell.shell.session import Session\n"
+        "s = [o for o in gc.get_objects() if isinstance(o, Session)][0]\n"
+        f"s.show_visual({panel!r})\n"
+    )
+    hints = {"width": 100, "color": True}  # as the notebook asks
+    with KernelSession(
+        viz=True, checker=False, display_hints=hints, policy=PathPolicy(tmp_path)
+    ) as k:
+        result = k.run_cell(forge)
+    assert result.error is None, result.output
+    for text in (result.visual, panel):  # what the kernel sent, and the same unfiltered
+        bundle = visual_bundle(text)
+        markup = only_styled_text(bundle["text/html"])
+        assert "<img src=x onerror=alert(1)>link<script>alert(3)</script> w.grad" in markup.shown
+        assert "color" in " ".join(value or "" for _, value in markup.attrs)  # ours stay
+        assert drives(bundle["text/plain"]) == []
+
+
+def test_a_graphs_svg_keeps_no_script_or_link(jupyter_path, tmp_path):
+    # A stand-in for Graphviz's dot that draws a hostile picture, as a forged DOT could.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "dot"
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        'onload="alert(1)"><script>alert(2)</script><a xlink:href="javascript:alert(3)">'
+        "<text>&lt;img src=x onerror=alert(4)&gt;</text></a></svg>"
+    )
+    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nprint({svg!r})\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    km, kc = start_new_kernel(
+        kernel_name="gradshell", startup_timeout=60, cwd=str(tmp_path), env=env
+    )
+    try:
+        run(kc, "import torch\nx = torch.ones(2, requires_grad=True)\nout = (x * 2).sum()")
+        reply, outputs = run(kc, "%graph out")
+        assert reply["status"] == "ok"
+        drawn = [
+            c["data"]["image/svg+xml"] for t, c in outputs if "image/svg+xml" in c.get("data", {})
+        ]
+        assert len(drawn) == 1, outputs
+        root = ET.fromstring(drawn[0])
+        assert {e.tag.removeprefix("{" + SVG_NS + "}") for e in root.iter()} <= ELEMENTS
+        assert not root.attrib and "alert(1)" not in drawn[0] and "javascript" not in drawn[0]
+        assert "&lt;img src=x onerror=alert(4)&gt;" in drawn[0]
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)

@@ -10,7 +10,9 @@ so that the operating system's wall is shown to hold by itself.
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import secrets
 import socket
 import sys
@@ -20,6 +22,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from support.terminal_attacks import ATTACKS, drives
 
 from gradshell.kernel import tasks
 from gradshell.kernel.client import KernelSession
@@ -1077,3 +1080,84 @@ def test_an_abstract_socket_bound_in_the_kernel_is_out_of_the_hosts_reach(
         else:  # an ordinary user without user namespaces: the report must say so
             assert who == "nobody" and "no network namespace" in kernel.layers["network"]
         assert kernel.run_cell("keep").output == "41\n"
+
+
+# Nothing the kernel sends back may drive the learner's terminal: printed escape
+# sequences arrive as visible text with the checker on or off, and a kernel that forges
+# its own messages gets no further (only the front end's own colour codes come out).
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+HOSTILE = (
+    "\x1b]52;c;eA==\x07\x1b[8mhid\x9b2J\u202e\x1b]8;;javascript:alert(1)\x1b\\link"
+    "\x1b]8;;\x1b\\\x1b[30;40mdark\x1b[5;7mblink\x1b[0m\x08\rover\n"
+)
+
+
+def _written_with_only_colours(text: str) -> bool:
+    """No control character but newline and tab, outside colour codes that show text
+    (no hidden 8, blinking 5 or reversed 7, no black on black)."""
+    for params in SGR.findall(text):
+        codes = params.split(";")
+        assert not {"8", "5", "7"} & set(codes), params
+        assert not {"30", "40"} <= set(codes), params
+    return drives(SGR.sub("", text)) == []
+
+
+@pytest.mark.parametrize("checker", [True, False], ids=["checker", "no-checker"])
+def test_printed_escape_sequences_drive_nothing(target, checker):
+    stream = io.StringIO()
+    with _kernel(target, checker=checker) as k:
+        k.stream = stream
+        for attack in ATTACKS:
+            # the result keeps what was printed, as data (replay compares it); only
+            # what is shown is made visible
+            assert attack.forbidden in k.run_cell(attack.source).output, attack.name
+        k.run_cell("raise ValueError('<E>' + chr(27) + '[8m')")
+        k.read_line = lambda: None
+        k.run_cell("input('<Q>' + chr(27) + ']0;title' + chr(7))")
+    shown = stream.getvalue()
+    assert drives(shown) == [], shown
+    for attack in ATTACKS:
+        assert attack.expected in shown and attack.forbidden not in shown, attack.name
+    assert "ValueError: <E>\\x1b[8m" in shown and "<Q>\\x1b]0;title\\x07" in shown
+
+
+def test_a_kernel_that_forges_its_messages_drives_nothing(target):
+    """Learner code owning the kernel writes streams under every name (the lesson's
+    styled one too), asks for input with a hostile prompt, and forges a result whose
+    panel text and error carry escapes: the front end shows all of it as text, keeping
+    at most colour codes of its own."""
+    forge = (
+        "import gc\nfrom gradshell.kernel import server\n"
+        "ch = [o for o in gc.get_objects() if isinstance(o, server.Channel)][0]\n"
+        f"H = {HOSTILE!r}\n"
+        "for name in ('out', 'err', 'styled', 'other'):\n"
+        "    ch.send({'type': 'stream', 'name': name, 'text': name + H})\n"
+        "reply = ch.ask('input', prompt='prompt' + H)\n"
+        "ch.send({'type': 'result', 'output': H, 'visual': 'panel' + H, 'exit_code': None, "
+        "'error': {'type': 'E' + H, 'message': 'error' + H}, 'state': {}})\n"
+    )
+    stream = io.StringIO()
+    with _kernel(target, checker=False) as k:
+        k.stream = stream
+        k.display_hints = {"width": 80, "color": True}  # the most the front end allows
+        k.read_line = lambda: None
+        result = k.run_cell(forge)
+        shown = stream.getvalue()
+        for what in ("out", "err", "styled", "other", "prompt"):
+            assert what in shown, what
+        assert _written_with_only_colours(shown), shown
+        assert _written_with_only_colours(result.visual), result.visual
+        assert "panel" in result.visual and "link" in result.visual
+        # the styled texts lose their link (plain text shows its address as text)
+        styled = shown.split("styled")[1].split("other")[0]
+        assert "javascript" not in result.visual and "javascript" not in styled
+        answers = [k.run_cell("keep").output for _ in range(3)]
+        assert "41\n" in answers and k.restarts == 0
+
+
+def test_the_kernel_has_no_terminal_to_write_to(raw_shell):
+    """The kernel runs in a session of its own, with no controlling terminal: a learner
+    who opens /dev/tty to get past the front end gets an error."""
+    r = raw_shell.run_cell("open('/dev/tty', 'w').write('\\x1b]52;c;eA==\\x07')")
+    assert r.error is not None and "Error" in r.output
+    assert raw_shell.run_cell("keep").output == "41\n"

@@ -175,3 +175,22 @@ def test_a_teachers_lesson_that_takes_a_courses_number_is_named(tmp_path, capsys
     assert cli.main(["--lessons", str(tmp_path / "course"), "--list", "--lang", "en"]) == 2
     err = capsys.readouterr().err
     assert "03-again.toml" in err and "lesson number 3 is also" in err
+
+
+def test_what_learner_code_prints_in_a_lesson_drives_nothing(tmp_path):
+    from support.terminal_attacks import ATTACKS, drives
+
+    env = dict(os.environ, GRADSHELL_DATA_DIR=str(tmp_path), NO_COLOR="1")
+    typed = "\n".join(attack.source for attack in ATTACKS) + "\nbye\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradshell", "learn", "1", "--lang", "en"],
+        input=typed,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert drives(proc.stdout) == []
+    for attack in ATTACKS:
+        assert attack.expected in proc.stdout and attack.forbidden not in proc.stdout

@@ -199,3 +199,27 @@ def test_a_lessons_reset_restores_fresh_print_options_in_a_terminal(tmp_path):
         assert "tensor([0.3333])" in t.type("torch.tensor([1/3])", "(5.1) >>>")
     finally:
         t.kill()
+
+
+def test_in_a_colour_terminal_the_lesson_keeps_its_colours_and_learner_code_drives_nothing(
+    tmp_path,
+):
+    """The lesson's own text is coloured by the front end; what the learner's code prints
+    in a step reaches the terminal as text."""
+    from support.terminal_attacks import ATTACKS
+
+    t = terminal.Terminal(
+        tmp_path / "data", "learn", "1", "--lang", "en", drop_env=("LANGUAGE", "NO_COLOR")
+    )
+    try:
+        t.read_until(prompt("(1.1) >>>"), deadline=90)
+        for attack in ATTACKS:
+            t.type(attack.source, prompt("(1.1) >>>"))
+    finally:
+        t.kill()
+    raw = t.raw
+    # the lesson's inline code, bold cyan on black, as the front end writes it
+    assert "\x1b[1;36;40mtorch\x1b[0m is already imported" in raw
+    for attack in ATTACKS:
+        assert attack.expected.replace("\n", "\r\n") in raw, attack.name
+        assert attack.forbidden not in raw, attack.name

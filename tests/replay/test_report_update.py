@@ -48,6 +48,25 @@ def test_session_error_report():
     assert report.startswith("ERROR t.gsh:1") and "RuntimeError: gone" in report
 
 
+def test_what_the_kernel_printed_drives_nothing_in_a_report(monkeypatch):
+    """A transcript's statement printing escape sequences, replayed in the real sandboxed
+    kernel: the report shows them as text, coloured only by the report itself."""
+    import re
+
+    from support.terminal_attacks import ATTACKS, drives
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    statements = "".join(f">>> {attack.source}\nnot this\n" for attack in ATTACKS)
+    (result,) = run_transcript(parse_transcript(statements, "t.gsh"))
+    assert result.failed == len(ATTACKS)
+    report = render(session_report(result), color=True)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", report)  # the report's own colours
+    assert drives(shown) == []
+    for attack in ATTACKS:
+        for line in attack.expected.split("\n"):
+            assert line in shown, attack.name
+
+
 def test_summary_line():
     assert summary(3, 1) == "3 passed, 1 failed"
 

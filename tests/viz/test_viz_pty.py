@@ -153,3 +153,23 @@ def test_explain_shows_broadcast_sums_and_the_learners_names_in_a_terminal(tmp_p
         assert "x @ w" in screen and "c @ w" not in screen and "no formula" not in screen
     finally:
         t.close()
+
+
+def test_step_views_keep_their_colours_in_a_colour_terminal(tmp_path):
+    """%step's views come live, mid-cell, on the kernel's styled stream: the front end
+    writes their colours (and shows no escape of its own as text)."""
+    t = terminal.Terminal(tmp_path / "data", drop_env=("NO_COLOR",))
+    try:
+        t.read_until(PROMPT)
+        for line in (
+            "import torch",
+            "x = torch.ones(2, requires_grad=True)",
+            "out = (x * 3).sum()",
+        ):
+            t.type(line, PROMPT)
+        t.type("%step out", STEP_PROMPT)
+        t.type("q", PROMPT)
+    finally:
+        t.eof()
+    assert "step 1/" in terminal.plain(t.raw) and "\x1b[1mSumBackward0" in t.raw
+    assert "\\x1b" not in t.raw

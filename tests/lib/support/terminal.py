@@ -42,6 +42,8 @@ class Terminal:
             timeout=60,
             dimensions=(50, width),
         )
+        #: Everything the program wrote to the terminal, escapes and all.
+        self.raw = ""
 
     def read_until(self, pattern: re.Pattern, deadline: float = 60, after: str = "") -> str:
         """The screen (escapes removed) once `pattern` matches it and output has paused.
@@ -52,7 +54,9 @@ class Terminal:
         end = time.monotonic() + deadline
         while time.monotonic() < end:
             try:
-                text += self.child.read_nonblocking(size=65536, timeout=0.4)
+                chunk = self.child.read_nonblocking(size=65536, timeout=0.4)
+                text += chunk
+                self.raw += chunk
                 continue
             except pexpect.TIMEOUT:
                 pass
