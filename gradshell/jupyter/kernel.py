@@ -111,13 +111,14 @@ class GradshellKernel(Kernel):
                 display_hints={"width": NOTEBOOK_WIDTH, "color": True},
                 on_graph=self.publish_graph,
             )
-            self._shell.read_line = self._read_line
+            self._shell.ask_line = self._ask_line
         return self._shell
 
-    def _read_line(self) -> str | None:
-        """A line for the learner's `input()`, from the notebook's input box."""
+    def _ask_line(self, prompt: str) -> str | None:
+        """A line for the learner's `input(prompt)`, through Jupyter's stdin channel:
+        the notebook shows the prompt beside its input box, as IPython's kernel does."""
         try:
-            return self.raw_input("")
+            return self.raw_input(visible(prompt))
         except Exception:  # StdinNotImplementedError: the front end cannot ask
             return None
 
@@ -175,20 +176,33 @@ class GradshellKernel(Kernel):
             text = self.learner.inspect(asked.group(1))
             self.publish_stream("stdout", (text or f"Object `{asked.group(1)}` not found.") + "\n")
             return self._ok()
+        self.learner.filename = f"Cell In[{self.execution_count}]"  # IPython's name
         result = self.learner.run_cell(source)
         if not silent:
             self.publish_visual(result.visual)
         if result.exit_code is not None:
             self.publish_stream("stderr", "gradshell: exit() ends the notebook's kernel\n")
+        if result.value and not silent:  # the cell's last expression: Out[n]
+            self.send_response(
+                self.iopub_socket,
+                "execute_result",
+                {
+                    "execution_count": self.execution_count,
+                    "data": {"text/plain": visible(result.value.rstrip("\n"))},
+                    "metadata": {},
+                },
+            )
         if result.error is not None:
-            name = getattr(result.error, "type_name", type(result.error).__name__)
-            return {
-                "status": "error",
-                "execution_count": self.execution_count,
-                "ename": visible(str(name)),
+            name = str(getattr(result.error, "type_name", type(result.error).__name__))
+            text = result.error_text or f"{name}: {result.error}\n"
+            error = {
+                "ename": visible(name),
                 "evalue": visible(str(result.error)),
-                "traceback": [],
+                "traceback": [visible(line) for line in text.rstrip("\n").split("\n")],
             }
+            if not silent:
+                self.send_response(self.iopub_socket, "error", error)
+            return {"status": "error", "execution_count": self.execution_count, **error}
         return self._ok()
 
     def _ok(self) -> dict[str, Any]:
@@ -218,6 +232,10 @@ class GradshellKernel(Kernel):
         return self._ok()
 
     def _lesson_input(self, code: str) -> dict[str, Any]:
+        learn = _LEARN.match(code)
+        if learn is not None:  # `%learn 1` from the menu or a lesson: open that lesson
+            self._end_lesson()
+            return self._start_lesson(learn.group(1))
         tutor = self._tutor
         try:
             tutor.handle(code.rstrip("\n"))
@@ -225,8 +243,7 @@ class GradshellKernel(Kernel):
             self.publish_stream("stdout", tutor.t("interrupted") + "\n")
         if tutor.finished:
             self._end_lesson()
-        else:
-            self.publish_stream("stdout", tutor.prompt().rstrip() + "\n")
+        # no terminal prompt after the cell: the next cell is the notebook's prompt
         return self._ok()
 
     def _end_lesson(self) -> None:

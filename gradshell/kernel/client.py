@@ -468,6 +468,8 @@ class KernelSession(Prompts):
             error,
             exit_code if isinstance(exit_code, int) else None,
             source,
+            str(reply.get("value", "")),
+            str(reply.get("error_text", "")),
         )
 
     def _sweep(self, since: float) -> str:
@@ -659,17 +661,22 @@ class KernelSession(Prompts):
             if self._replay_inputs:
                 return {"type": "reply", "ok": True, "line": self._replay_inputs.pop(0)}
             return {"type": "reply", "ok": False, "error": "EOFError"}
-        if self.stream is not None:
-            self.stream.write(visible(prompt))
-            self.stream.flush()
         try:
-            line = self.read_line()
+            line = self.ask_line(prompt)
         except KeyboardInterrupt:
             return {"type": "reply", "ok": False, "error": "KeyboardInterrupt"}
         if line is None:
             return {"type": "reply", "ok": False, "error": "EOFError"}
         self._inputs.append(line)
         return {"type": "reply", "ok": True, "line": line}
+
+    def ask_line(self, prompt: str) -> str | None:
+        """A line for the learner's `input(prompt)`: the prompt shown where the output
+        goes, the line read from stdin (a notebook asks through its own input box)."""
+        if self.stream is not None:
+            self.stream.write(visible(prompt))
+            self.stream.flush()
+        return self.read_line()
 
     def _confirm(self, question: str) -> bool:
         """Ask the learner at this terminal whether to write over a file gradshell did

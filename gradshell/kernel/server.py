@@ -349,6 +349,8 @@ class Kernel:
 
     def _op_run_cell(self, request: dict[str, Any]) -> dict[str, Any]:
         self._apply_display(request)
+        if isinstance(request.get("filename"), str):  # a notebook names each cell
+            self.session.filename = request["filename"]
         live = bool(request.get("live", True))
         self.session.stream = self.out if live else None
         self.session.error_stream = None
@@ -446,6 +448,8 @@ class Kernel:
             "type": "result",
             "output": result.output,
             "visual": result.visual,
+            "value": getattr(result, "value", ""),
+            "error_text": getattr(result, "error_text", ""),
             "error": describe_error(result.error),
             "exit_code": result.exit_code,
             "state": self.state(),
@@ -499,7 +503,7 @@ def fit_result(reply: dict[str, Any]) -> dict[str, Any]:
     wire: a cell that printed 70 MB, or raised an error whose message is that long, still
     gets its answer instead of ending the kernel."""
     fitted = dict(reply)
-    for key in ("output", "visual", "text"):
+    for key in ("output", "visual", "text", "value", "error_text"):
         if key in fitted:
             fitted[key] = _trim(fitted[key], "output")
     error = fitted.get("error")

@@ -27,7 +27,8 @@ class ShellSession(Protocol):
     """What the runner needs from a shell session."""
 
     def run_cell(self, source: str) -> Any:
-        """Run one statement; the result's `output` is the torch-channel text."""
+        """Run one statement; the result's `output` is the torch-channel text (and, for
+        a notebook's cells, `shown` adds the cell's result and error after it)."""
         ...
 
 
@@ -130,7 +131,9 @@ def _replay_examples(
             result.examples.append(ExampleResult(example, "skipped"))
             continue
         try:
-            got = shell.run_cell(example.source).output
+            cell = shell.run_cell(example.source)
+            # a notebook's cell keeps its result and error apart from its printed text
+            got = getattr(cell, "shown", cell.output)
         except BaseException as exc:  # run_cell promises not to raise; report if it does
             if isinstance(exc, KeyboardInterrupt):
                 raise

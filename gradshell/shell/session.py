@@ -11,7 +11,7 @@ import builtins
 import io
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from gradshell.core.era import STYLES
 from gradshell.shell import checker, display, limits, safe_stdlib, transform
+from gradshell.shell.cellparts import CellPart, split_cell
 from gradshell.shell.display import PROMPTS
 from gradshell.shell.errors import Refused, SessionExit, StatementTimeout
 from gradshell.shell.files import FileService, LocalFiles, PathPolicy
@@ -49,6 +50,17 @@ class CellResult:
     """Set when the learner called `exit()` / `quit()`."""
     source: str = ""
     """The input that produced this result."""
+    value: str = ""
+    """A notebook cell's shown value (its last expression, as IPython shows it), kept out
+    of `output` so a notebook can show it as the cell's result ("jupyter" prompt only)."""
+    error_text: str = ""
+    """A notebook cell's error as Python prints it, kept out of `output` so a notebook can
+    show it as an error ("jupyter" prompt only)."""
+
+    @property
+    def shown(self) -> str:
+        """Everything the cell showed as text, in order: its output, its value, its error."""
+        return self.output + self.value + self.error_text
 
 
 @dataclass
@@ -237,6 +249,8 @@ class Session(Prompts):
         self._warning_registry: set[tuple] = set()
         self._visual: list[str] = []
         self._capture: _Capture | None = None
+        self._value_text = ""  # a notebook cell's shown value ("jupyter" prompt)
+        self._error_text = ""  # a notebook cell's error text ("jupyter" prompt)
         self._nested_errors: list[BaseException] = []
         self.namespace: dict[str, Any] = {}
         self._builtins = self._make_builtins()
@@ -369,8 +383,10 @@ class Session(Prompts):
             return
         if self.prompt == "ipython":
             text = display.ipython_out(value, self.execution_count)
-        elif self.prompt == "jupyter":
-            text = display.ipython_form(value) + "\n"
+        elif self.prompt == "jupyter":  # the cell's result, not a print: kept apart
+            self._value_text = display.ipython_form(value) + "\n"
+            self.namespace["_"] = value
+            return
         else:
             text = display.python_form(value) + "\n"
         self.write(text)
@@ -383,7 +399,11 @@ class Session(Prompts):
 
     # -- running -------------------------------------------------------------------
     def run_cell(self, source: str, *, display: bool = True) -> CellResult:
-        """Run one input (a statement, a block, several statements, or a %magic)."""
+        """Run one input (a statement, a block, several statements, or a %magic); a cell
+        with magic lines among its code runs them in order, as IPython does."""
+        parts = split_cell(source)
+        if len(parts) > 1:
+            return self._run_parts(parts, source, display=display)
         if source.strip():
             self.execution_count += 1
         if self.viz and not self._plugins_ready:
@@ -401,15 +421,61 @@ class Session(Prompts):
         return result
 
     def run_script(self, source: str, filename: str) -> CellResult:
-        """Run a whole program (a file or `-c` text) as Python runs scripts: no displays."""
+        """Run a whole program (a file or `-c` text) as Python runs scripts: no displays.
+        `-c` text may hold magic lines, run in order with its code (IPython's rule)."""
         self.execution_count += 1
         if self.viz:
             self.ensure_plugins()
         # the program's sys.argv, as Python sets it: the script, or '-c' for `-c CODE`
         safe_stdlib.LEARNER_ARGV[:] = ["-c" if filename == "<string>" else filename]
+        parts = split_cell(source) if filename == "<string>" else []
+        if len(parts) > 1:
+            self.ensure_plugins()  # magics may come from plugins
+            return self._combine(
+                source,
+                (
+                    (lambda p=part: self._run_magic(p.text))
+                    if part.kind == "magic"
+                    else (lambda p=part: self._execute(p.text, rule="none", filename=filename))
+                    for part in parts
+                ),
+            )
         return self._execute(source, rule="none", filename=filename)
 
+    def _run_parts(self, parts: list[CellPart], source: str, *, display: bool) -> CellResult:
+        """A cell of magic lines and code: each piece in order under the cell's one
+        execution count, stopping at the first error; only the last piece's value is
+        shown (IPython shows a cell's last expression)."""
+        count = self.execution_count + 1
+
+        def piece(index: int, part: CellPart) -> CellResult:
+            self.execution_count = count - 1  # each piece counts as the same cell
+            last = index == len(parts) - 1
+            return self.run_cell(part.text, display=display and last)
+
+        return self._combine(source, (lambda i=i, p=p: piece(i, p) for i, p in enumerate(parts)))
+
+    def _combine(self, source: str, runs: Iterable[Callable[[], CellResult]]) -> CellResult:
+        """Run the pieces one by one until one fails or exits; one result for them all."""
+        output: list[str] = []
+        visual: list[str] = []
+        error: BaseException | None = None
+        exit_code: int | None = None
+        value = error_text = ""
+        for run in runs:
+            result = run()
+            output.append(result.output)
+            visual.append(result.visual)
+            error, exit_code = result.error, result.exit_code
+            value, error_text = result.value, result.error_text
+            if error is not None or exit_code is not None:
+                break
+        return CellResult(
+            "".join(output), "".join(visual), error, exit_code, source, value, error_text
+        )
+
     def _execute(self, source: str, *, rule: str, filename: str) -> CellResult:
+        self._value_text = self._error_text = ""
         capture = _Capture(self.stream, self.error_stream)
         outer_capture, self._capture = self._capture, capture
         outer_visual, self._visual = self._visual, []
@@ -434,7 +500,9 @@ class Session(Prompts):
         finally:
             sys.stdout, sys.stderr = saved_out, saved_err
             self._capture = outer_capture
-        result = CellResult(capture.getvalue(), "", error, exit_code, source)
+        result = CellResult(
+            capture.getvalue(), "", error, exit_code, source, self._value_text, self._error_text
+        )
         for hook in list(self.after_cell):
             try:
                 text = hook(self, result)
@@ -503,15 +571,15 @@ class Session(Prompts):
         try:
             codes = self._compile(source, rule, filename)
         except Refused as exc:
-            out.write_error(exc.line() + "\n")
+            self._report_error(out, exc.line() + "\n")
             return exc
         except SyntaxError as exc:
-            out.write_error(format_syntax_error(exc))
+            self._report_error(out, format_syntax_error(exc))
             return exc
         except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
             # e.g. null bytes in the source, or code nested too deeply for the parser
             message = str(exc) or type(exc).__name__
-            out.write_error(f"SyntaxError: {message}\n")
+            self._report_error(out, f"SyntaxError: {message}\n")
             return exc
         ns = self.namespace
         printer = WarningPrinter(self.sources, out.write_error, self._warning_registry)
@@ -530,20 +598,29 @@ class Session(Prompts):
                 except StatementTimeout as exc:
                     line = innermost_learner_line(exc, self.sources)
                     where = f" (line {line})" if line else ""
-                    out.write_error(
+                    self._report_error(
+                        out,
                         f"gradshell: stopped after {self.time_limit:g} s, the time limit "
-                        f"for one statement{where}\n"
+                        f"for one statement{where}\n",
                     )
                     return exc
                 except BaseException as exc:  # noqa: BLE001 - the learner's error, shown
                     if isinstance(exc, MemoryError | RecursionError):
                         _release_memory()
-                    out.write_error(format_exception(exc, self.sources))
+                    self._report_error(out, format_exception(exc, self.sources))
                     return exc
                 finally:
                     if "gradshell.core.limits" in sys.modules:
                         limits.install(self.limits)
         return None
+
+    def _report_error(self, out: _Capture, text: str) -> None:
+        """Show an input's error: in the output, or for a notebook cell apart from it
+        (the notebook shows it as the cell's error)."""
+        if self.prompt == "jupyter":
+            self._error_text += text
+        else:
+            out.write_error(text)
 
     @contextmanager
     def _learner_files(self) -> Iterator[None]:

@@ -10,6 +10,7 @@ as PyTorch's own warnings are.
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 import warnings
@@ -51,8 +52,10 @@ class SourceMap:
         return entry[1][lineno - 1]
 
     def is_script(self, filename: str) -> bool:
-        """Whether a cell came from a file (Python marks positions only in files)."""
-        return not self.display(filename).startswith("<")
+        """Whether a cell came from a file (Python marks positions only in files; a
+        notebook cell, `Cell In[n]`, is not one)."""
+        shown = self.display(filename)
+        return not shown.startswith(("<", NOTEBOOK_CELL))
 
     def display(self, filename: str) -> str:
         """The learner's name for an internal file name."""
@@ -115,12 +118,30 @@ def _format_one(exc: BaseException, sources: SourceMap) -> list[str]:
     frames = _learner_frames(exc.__traceback__, sources)
     if frames:
         lines.append("Traceback (most recent call last):\n")
-        lines.extend(traceback.StackSummary.from_list(frames).format())
+        lines.extend(
+            _cell_named(line) for line in traceback.StackSummary.from_list(frames).format()
+        )
     lines.extend(exception_only(exc))
     hint = getattr(exc, "hint", None)
     if isinstance(hint, str) and hint:  # gradshell's own advice after PyTorch's message
         lines.append(hint + "\n")
     return lines
+
+
+#: How a notebook names its cells in tracebacks (`Cell In[3]`), as IPython does.
+NOTEBOOK_CELL = "Cell In["
+_CELL_FRAME = re.compile(r'^  File "(Cell In\[\d+\])", line (\d+), in (.*)$', re.M)
+
+
+def _cell_named(frame_text: str) -> str:
+    """A frame in a notebook cell as IPython names it: `Cell In[3], line 2` (and the
+    function's name when it is not the cell's own code)."""
+
+    def name(m: re.Match[str]) -> str:
+        where = "" if m.group(3) == "<module>" else f", in {m.group(3)}"
+        return f"  {m.group(1)}, line {m.group(2)}{where}"
+
+    return _CELL_FRAME.sub(name, frame_text)
 
 
 def exception_only(exc: BaseException) -> list[str]:

@@ -71,6 +71,20 @@ def stdout(outputs) -> str:
     return "".join(c["text"] for t, c in outputs if t == "stream" and c["name"] == "stdout")
 
 
+def shown(outputs) -> str:
+    """What the notebook shows as text, in order: printed text, the cell's result, its
+    error's traceback."""
+    parts = []
+    for kind, content in outputs:
+        if kind == "stream" and content["name"] == "stdout":
+            parts.append(content["text"])
+        elif kind == "execute_result":
+            parts.append(content["data"]["text/plain"] + "\n")
+        elif kind == "error":
+            parts.append("\n".join(content["traceback"]) + "\n")
+    return "".join(parts)
+
+
 def test_kernelspec(jupyter_path):
     spec = json.loads((jupyter_path / "kernel.json").read_text())
     assert spec["display_name"] == DISPLAY_NAME == "gradshell (PyTorch autograd)"
@@ -94,15 +108,15 @@ def test_execute_prints_pytorchs_text(kernel):
         kc, "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 3).sum()\ny"
     )
     assert reply["status"] == "ok"
-    assert stdout(outputs) == "tensor(6., grad_fn=<SumBackward0>)\n"
+    assert shown(outputs) == "tensor(6., grad_fn=<SumBackward0>)\n"
 
 
 def test_only_the_last_expression_is_shown(kernel):
     _, kc = kernel
     _, outputs = run(kc, "1 + 1\n2 + 2")
-    assert stdout(outputs) == "4\n"
+    assert shown(outputs) == "4\n"
     _, outputs = run(kc, "3 + 3;")
-    assert stdout(outputs) == ""
+    assert shown(outputs) == ""
 
 
 def test_accumulation_panel_is_html_display_data(kernel):
@@ -122,14 +136,14 @@ def test_errors_print_the_traceback_and_report_error(kernel):
     _, kc = kernel
     reply, outputs = run(kc, "1 / 0")
     assert reply["status"] == "error" and reply["ename"] == "ZeroDivisionError"
-    assert stdout(outputs).endswith("ZeroDivisionError: division by zero\n")
+    assert shown(outputs).endswith("ZeroDivisionError: division by zero\n")
 
 
 def test_magics_work(kernel):
     _, kc = kernel
     run(kc, "%style legacy")
     _, outputs = run(kc, "torch.ones(2)")
-    assert stdout(outputs).startswith("\n 1\n 1\n[torch.FloatTensor of size 2]")
+    assert shown(outputs).startswith("\n 1\n 1\n[torch.FloatTensor of size 2]")
     run(kc, "%style modern")
 
 
@@ -143,7 +157,7 @@ def test_completion_and_inspection(kernel):
     found = kc.inspect("weights", 7, reply=True, timeout=30)["content"]
     assert found["found"] and "tensor([0., 0., 0.])" in found["data"]["text/plain"]
     _, outputs = run(kc, "weights?")
-    assert "String form: tensor([0., 0., 0.])" in stdout(outputs)
+    assert "String form: tensor([0., 0., 0.])" in shown(outputs)
 
 
 def test_input_asks_the_notebook(kernel):
@@ -159,6 +173,8 @@ def test_input_asks_the_notebook(kernel):
             continue
         if msg["msg_type"] == "stream":
             outputs.append(msg["content"]["text"])
+        if msg["msg_type"] == "execute_result":
+            outputs.append(msg["content"]["data"]["text/plain"] + "\n")
         if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
             break
     assert "".join(outputs).endswith("42\n")
@@ -176,20 +192,20 @@ def test_interrupt_stops_a_loop_and_keeps_variables(kernel):
     assert reply["content"]["status"] == "error"
     assert reply["content"]["ename"] == "KeyboardInterrupt"
     _, outputs = run(kc, "keep + 1")
-    assert stdout(outputs) == "42\n"
+    assert shown(outputs) == "42\n"
 
 
 def test_lesson_in_the_notebook(kernel, tmp_path, monkeypatch):
     _, kc = kernel
     _, outputs = run(kc, "%learn 1")
-    text = stdout(outputs)
+    text = shown(outputs)
     assert "Lesson 1" in text and "requires_grad" in text
     _, outputs = run(kc, "hint")
-    assert "Hint 1/" in stdout(outputs)
+    assert "Hint 1/" in shown(outputs)
     _, outputs = run(kc, "bye")
-    assert "Progress saved" in stdout(outputs) or "progress" in stdout(outputs).lower()
+    assert "Progress saved" in shown(outputs) or "progress" in shown(outputs).lower()
     _, outputs = run(kc, "40 + 2")
-    assert stdout(outputs) == "42\n"
+    assert shown(outputs) == "42\n"
 
 
 def test_restart_gives_a_fresh_session(jupyter_path, tmp_path):
@@ -201,7 +217,7 @@ def test_restart_gives_a_fresh_session(jupyter_path, tmp_path):
         reply, outputs = run(kc, "gone")
         assert reply["status"] == "error" and reply["ename"] == "NameError"
         _, outputs = run(kc, "import torch\ntorch.ones(1)")
-        assert stdout(outputs) == "tensor([1.])\n"
+        assert shown(outputs) == "tensor([1.])\n"
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -260,9 +276,11 @@ def test_seed_notebook_outputs_equal_the_terminals_text(jupyter_path, tmp_path):
     changed = json.loads(path.read_text())
     for cell in changed["cells"]:
         for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream" and "tensor" in "".join(output["text"]):
-                output["text"] = "".join(output["text"]).replace("tensor", "tensr", 1)
-                break
+            if output.get("output_type") == "execute_result":
+                plain = "".join(output["data"]["text/plain"])
+                if "tensor" in plain:
+                    output["data"]["text/plain"] = plain.replace("tensor", "tensr", 1)
+                    break
         else:
             continue
         break
@@ -355,22 +373,22 @@ def test_learner_strings_reach_the_page_as_text(kernel):
         pages = [c["data"] for t, c in outputs if t == "display_data"]
         assert pages, outputs
         for data in pages:
-            shown = only_styled_text(data["text/html"]).shown
-            assert all(name in shown for name in HOSTILE_NAMES), shown
+            page_text = only_styled_text(data["text/html"]).shown
+            assert all(name in page_text for name in HOSTILE_NAMES), page_text
             assert all(name in data["text/plain"] for name in HOSTILE_NAMES)
     # a repr and an error message are the notebook's text, with their escapes shown
     run(
         kc, "class Evil:\n    def __repr__(self):\n        return '<img src=x>' + chr(27) + '[8m'\n"
     )
     reply, outputs = run(kc, "Evil()")
-    assert stdout(outputs) == "<img src=x>\\x1b[8m\n"
-    assert [t for t, _ in outputs] == ["stream"]
+    assert shown(outputs) == "<img src=x>\\x1b[8m\n"
+    assert [t for t, _ in outputs] == ["execute_result"]
     reply, outputs = run(
         kc, "raise ValueError('<script>alert(3)</script>' + chr(27) + ']0;t' + chr(7))"
     )
     assert reply["status"] == "error" and reply["ename"] == "ValueError"
     assert reply["evalue"] == "<script>alert(3)</script>\\x1b]0;t\\x07"
-    assert drives(stdout(outputs)) == []
+    assert drives(shown(outputs)) == []
 
 
 def test_a_panel_forged_by_a_kernel_without_the_checker_is_text_in_the_page(tmp_path):
@@ -432,3 +450,68 @@ def test_a_graphs_svg_keeps_no_script_or_link(jupyter_path, tmp_path):
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_a_cells_value_is_its_execute_result(kernel):
+    """`y` at a cell's end is Jupyter's execute_result (Out[n]), not printed text."""
+    _, kc = kernel
+    reply, outputs = run(kc, "import torch\nprint('printed')\ntorch.ones(2)")
+    results = [c for t, c in outputs if t == "execute_result"]
+    assert stdout(outputs) == "printed\n"
+    assert [r["data"]["text/plain"] for r in results] == ["tensor([1., 1.])"]
+    assert results[0]["execution_count"] == reply["execution_count"]
+
+
+def test_an_error_is_jupyters_error_message_naming_the_cell(kernel):
+    _, kc = kernel
+    reply, outputs = run(kc, "a = 1\n1 / 0")
+    errors = [c for t, c in outputs if t == "error"]
+    assert len(errors) == 1 and stdout(outputs) == ""
+    error = errors[0]
+    assert error["ename"] == "ZeroDivisionError" and error["evalue"] == "division by zero"
+    assert error["traceback"] == [
+        "Traceback (most recent call last):",
+        f"  Cell In[{reply['execution_count']}], line 2",
+        "    1 / 0",
+        "ZeroDivisionError: division by zero",
+    ]
+    assert reply["status"] == "error" and reply["traceback"] == error["traceback"]
+
+
+def test_magic_lines_run_in_order_with_the_code_around_them(kernel):
+    """IPython's cell rules: `%style legacy` on a cell's first line, then its code."""
+    _, kc = kernel
+    _, outputs = run(kc, "%style legacy\nv = torch.ones(2)\nv")
+    assert shown(outputs).startswith("\n 1\n 1\n[torch.FloatTensor of size 2]")
+    _, outputs = run(kc, "w2 = torch.ones(2)\n%style modern\nw2")
+    assert shown(outputs) == "tensor([1., 1.])\n"
+
+
+def test_input_shows_its_prompt_in_the_notebook(kernel):
+    _, kc = kernel
+    msg_id = kc.execute("name = input('your name? ')", allow_stdin=True)
+    request = kc.get_stdin_msg(timeout=30)
+    assert request["content"]["prompt"] == "your name? "
+    kc.input("Ada")
+    while True:
+        msg = kc.get_iopub_msg(timeout=30)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    _, outputs = run(kc, "name")
+    assert shown(outputs) == "'Ada'\n"
+
+
+def test_learn_in_the_notebook_shows_no_terminal_prompt_and_opens_a_lesson_from_the_menu(
+    kernel,
+):
+    _, kc = kernel
+    _, outputs = run(kc, "%learn")
+    _, outputs = run(kc, "%learn 1")
+    text = shown(outputs)
+    assert "Lesson 1" in text and "There is no lesson" not in text
+    assert ">>>" not in text.strip().splitlines()[-1]
+    _, outputs = run(kc, "hint")
+    assert ">>>" not in shown(outputs)
+    run(kc, "bye")

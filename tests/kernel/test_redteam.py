@@ -361,7 +361,10 @@ def test_attack_without_the_checker_is_stopped_by_the_os(raw_shell, target, name
 def test_bomb_ends_with_a_message_and_a_usable_shell(shell, target, name, source):
     result = shell.run_cell(target.fill(source))
     text = result.output + result.visual
-    assert result.error is not None or "gradshell:" in text, f"no clear message: {text[-300:]!r}"
+    bounded = "more node(s) not drawn" in text  # a huge graph, drawn in part and said so
+    assert result.error is not None or "gradshell:" in text or bounded, (
+        f"no clear message: {text[-300:]!r}"
+    )
     assert len(result.output) <= 20 * 1024 * 1024
     _assert_held(shell, target, text)
 

@@ -369,3 +369,41 @@ def test_torch_save_and_load_in_process_stay_in_the_session_directory(tmp_path, 
     refused = s.run_cell("torch.save(torch.ones(2), '../outside.pt')").output
     assert "outside the session directory" in refused
     assert not (tmp_path.parent / "outside.pt").exists()
+
+
+def test_magic_lines_run_in_order_with_a_cells_code():
+    """IPython's cell rules in every session: `%style legacy` then the code, and a magic
+    after code; line numbers of the code are the cell's."""
+    from gradshell.shell.session import Session
+
+    session = Session(viz=False, prompt="ipython")
+    result = session.run_cell(
+        "%style legacy\nimport torch\nfrom torch.autograd import Variable\n"
+        "x = Variable(torch.ones(2), requires_grad=True)\nx"
+    )
+    assert "Variable containing:" in result.output and session.style == "legacy"
+    assert session.execution_count == 1
+    result = session.run_cell("a = 1\n%who\nb = a +\n")
+    assert "SyntaxError" in result.output and "line 3" in result.output
+    assert session.execution_count == 2
+
+
+def test_a_program_run_with_c_may_hold_magic_lines(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gradshell",
+            "-c",
+            "%style legacy\nimport torch\nprint(torch.ones(1))\n1/0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert "[torch.FloatTensor of size 1]" in done.stdout
+    assert 'File "<string>", line 4, in <module>' in done.stderr + done.stdout
