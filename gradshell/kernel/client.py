@@ -672,8 +672,9 @@ class KernelSession(Prompts):
 
     def ask_line(self, prompt: str) -> str | None:
         """A line for the learner's `input(prompt)`: the prompt shown where the output
-        goes, the line read from stdin (a notebook asks through its own input box)."""
-        if self.stream is not None:
+        goes, the line read from stdin (a notebook asks through its own input box, and
+        shows the prompt there, not among the cell's outputs)."""
+        if self.stream is not None and self.prompt != "jupyter":
             self.stream.write(visible(prompt))
             self.stream.flush()
         return self.read_line()

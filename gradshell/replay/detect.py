@@ -12,7 +12,8 @@ import re
 
 from gradshell.replay.model import TranscriptSession
 
-_LEGACY = re.compile(
+#: Output in PyTorch 0.3's style.
+LEGACY_OUTPUT = re.compile(
     r"Variable containing:|Parameter containing:"
     r"|\[torch\.(?:cuda\.)?[A-Za-z]*Tensor (?:of size|with no dimension)"
 )
@@ -23,7 +24,7 @@ def detect_style(session: TranscriptSession) -> str:
     """'legacy' if the expected output is in PyTorch 0.3's style, else 'modern'."""
     for example in session.examples:
         for line in example.want:
-            if ("containing:" in line or "Tensor " in line) and _LEGACY.search(line):
+            if ("containing:" in line or "Tensor " in line) and LEGACY_OUTPUT.search(line):
                 return "legacy"
     return "modern"
 

@@ -13,8 +13,10 @@ not. The file is read as JSON (nbformat 4); no notebook library is needed.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from gradshell.replay.detect import LEGACY_OUTPUT
 from gradshell.replay.model import Example, Transcript, TranscriptError, TranscriptSession
 from gradshell.replay.parser import NOTEBOOK_SUFFIXES
 
@@ -49,6 +51,23 @@ def cell_output_text(outputs: list[Any]) -> str:
     return "".join(parts)
 
 
+_STYLE_MAGIC = re.compile(r"^%style\b", re.M)
+
+
+def _starting_style(cells: list[Any]) -> str:
+    """The style the notebook's kernel started in: read from the outputs of the cells
+    before its first `%style` (which replay runs in its own cell, as the kernel did)."""
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        if _STYLE_MAGIC.search(_text(cell.get("source"))):
+            break
+        shown = cell_output_text(cell.get("outputs") or [])
+        if LEGACY_OUTPUT.search(shown):
+            return "legacy"
+    return "modern"
+
+
 def parse_notebook(text: str, path: str = "<notebook>") -> Transcript:
     """A notebook's code cells as one transcript session; raises TranscriptError."""
     try:
@@ -59,7 +78,9 @@ def parse_notebook(text: str, path: str = "<notebook>") -> Transcript:
         raise TranscriptError("not a notebook (no list of cells)", path)
     if int(data.get("nbformat", 4) or 4) < 4:
         raise TranscriptError("notebook format 3 or older: save it again with Jupyter", path)
-    session = TranscriptSession(name="notebook", line=1, prompt="jupyter")
+    session = TranscriptSession(
+        name="notebook", line=1, prompt="jupyter", style=_starting_style(data["cells"])
+    )
     number = 0
     for index, cell in enumerate(data["cells"], start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":

@@ -37,11 +37,15 @@ SessionFactory = Callable[[str, str], ShellSession]
 
 
 def gradshell_session(style: str, prompt: str) -> ShellSession:
-    """A fresh sandboxed kernel for replay (no visual channel, a time limit per cell) that
-    writes no files: what the transcript writes is kept for this replay only."""
+    """A fresh sandboxed kernel for replay (a time limit per cell; the visual channel only
+    for notebooks) that writes no files: what the transcript writes is kept for this
+    replay only."""
     from gradshell.replay.diskless import ReplayKernel
 
-    return ReplayKernel(style, prompt, viz=False, time_limit=DEFAULT_TIME_LIMIT)
+    # A notebook's magics drew panels in the notebook: its replay keeps them on (their
+    # display data is not compared), so %explain answers as it did there.
+    viz = prompt == "jupyter"
+    return ReplayKernel(style, prompt, viz=viz, time_limit=DEFAULT_TIME_LIMIT)
 
 
 @dataclass

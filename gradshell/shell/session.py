@@ -24,6 +24,7 @@ from gradshell.shell.cellparts import CellPart, split_cell
 from gradshell.shell.display import PROMPTS
 from gradshell.shell.errors import Refused, SessionExit, StatementTimeout
 from gradshell.shell.files import FileService, LocalFiles, PathPolicy
+from gradshell.shell.inspection import inspect_request, inspect_text
 from gradshell.shell.tracebacks import (
     SourceMap,
     WarningPrinter,
@@ -404,6 +405,9 @@ class Session(Prompts):
         parts = split_cell(source)
         if len(parts) > 1:
             return self._run_parts(parts, source, display=display)
+        asked = inspect_request(source)
+        if asked is not None:  # `x?`: the object's help, in a notebook cell or a replay too
+            return self._inspect(asked, source)
         if source.strip():
             self.execution_count += 1
         if self.viz and not self._plugins_ready:
@@ -441,6 +445,16 @@ class Session(Prompts):
                 ),
             )
         return self._execute(source, rule="none", filename=filename)
+
+    def _inspect(self, name: str, source: str) -> CellResult:
+        """`name?`: what IPython's object help shows, as the cell's output."""
+        self.execution_count += 1
+        text = inspect_text(self, name)
+        if self.stream is not None:
+            self.stream.write(text)
+            self.stream.flush()
+        self.history.append(HistoryEntry(self.execution_count, source, text))
+        return CellResult(text, "", None, None, source)
 
     def _run_parts(self, parts: list[CellPart], source: str, *, display: bool) -> CellResult:
         """A cell of magic lines and code: each piece in order under the cell's one

@@ -515,3 +515,51 @@ def test_learn_in_the_notebook_shows_no_terminal_prompt_and_opens_a_lesson_from_
     _, outputs = run(kc, "hint")
     assert ">>>" not in shown(outputs)
     run(kc, "bye")
+
+
+TEACHERS_NOTEBOOK = [
+    "import torch\nx = torch.ones(2, 2, requires_grad=True)\nout = ((x + 2) * (x + 2) * 3).mean()\nout",
+    "%xmode explain\ny2 = x * 2\ny2.backward()",
+    "out.backward(retain_graph=True)\nx.grad",
+    "%explain out",
+    "%graph out",
+    "%ledger x",
+    "x?",
+    "%lang zh\nout.backward()",
+    "%lang en\n1 / 0",
+    "name = input('your name? ')",
+    "%style legacy\nfrom torch.autograd import Variable\nv = Variable(torch.ones(2), requires_grad=True)\nv",
+    "v * 2",
+    "%style modern\nv.sum()",
+]
+
+
+def test_a_teachers_notebook_runs_and_replays_with_no_failure(jupyter_path, tmp_path):
+    """Magics mixed into code cells, an error, an input() nobody answers, the legacy style
+    from a later cell on: executed with nbclient, the notebook shows Jupyter's standard
+    outputs, and `gradshell replay` of it passes every cell."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in TEACHERS_NOTEBOOK]
+    NotebookClient(notebook, kernel_name="gradshell", timeout=120, allow_errors=True).execute(
+        cwd=str(tmp_path)
+    )
+    kinds = [[output["output_type"] for output in cell.outputs] for cell in notebook.cells]
+    assert kinds[0] == ["execute_result"]
+    assert "error" in kinds[1] and "display_data" in kinds[1]  # the error, then its panel
+    assert "error" in kinds[8]
+    legacy = notebook.cells[10].outputs[-1]["data"]["text/plain"]
+    assert legacy.startswith("Variable containing:")
+    path = tmp_path / "teacher.ipynb"
+    nbformat.write(notebook, str(path))
+    done = subprocess.run(
+        [sys.executable, "-m", "gradshell", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(TEACHERS_NOTEBOOK)} passed, 0 failed" in done.stdout
