@@ -13,6 +13,7 @@ import builtins
 from typing import Any
 
 from gradshell.shell import guards, limits, policy
+from gradshell.shell.attr_dict import object_dict
 from gradshell.shell.errors import Refused, SessionExit
 from gradshell.shell.formatting import safe_format
 
@@ -138,23 +139,18 @@ def make_dir(namespace: dict[str, Any]) -> Any:
     return policy.expose(dir)
 
 
-def safe_vars(*args: Any) -> dict[str, Any]:
-    """vars(object) -> the object's attribute dict, for the learner's own objects and
-    plain records (argparse's Namespace); the session's variables are `dir()`'s."""
+def safe_vars(*args: Any) -> Any:
+    """vars(object) -> the object's attribute dict, as `object.__dict__` gives it (the
+    learner's own objects, torch's objects, plain records); the session's variables are
+    `dir()`'s."""
     if len(args) != 1:
         if not args:
             raise Refused(
                 "'vars()' without an argument is not available here (dir() lists your variables)"
             )
         raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
-    obj = args[0]
-    tp = type(obj)
-    if not (policy.is_learner_class(tp) or tp in policy.OPEN_TYPES):
-        raise Refused(
-            f"'vars' of {guards.type_name(tp)} objects is not available here (dir(x) lists what you can use)"
-        )
     try:
-        return obj.__dict__
+        return object_dict(args[0], guards._describe)
     except AttributeError:
         raise TypeError("vars() argument must have __dict__ attribute") from None
 

@@ -52,6 +52,15 @@ def _typename(value) -> str:
     return type(value).__name__
 
 
+#: PyTorch's (empty here) state-dict hook tables, which every module holds.
+_STATE_DICT_HOOKS = (
+    "_state_dict_hooks",
+    "_state_dict_pre_hooks",
+    "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks",
+)
+
+
 class Module:
     """Base class for all neural network modules; subclasses define `forward`."""
 
@@ -70,15 +79,23 @@ class Module:
                 f"{type(self).__name__}.__init__() takes 1 positional argument but "
                 f"{len(args) + 1} were given"
             )
+        # PyTorch's attributes, in its order and with its types: `module.__dict__` and
+        # `module._forward_hooks` print as PyTorch's do.
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks_with_kwargs", OrderedDict())
+        object.__setattr__(self, "_forward_hooks_always_called", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        for name in _STATE_DICT_HOOKS:
+            object.__setattr__(self, name, OrderedDict())
         object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_forward_hooks", {})
-        object.__setattr__(self, "_forward_pre_hooks", {})
-        object.__setattr__(self, "_backward_hooks", {})
-        object.__setattr__(self, "_backward_pre_hooks", {})
 
     # -- running -------------------------------------------------------------------------------
     def forward(self, *args, **kwargs) -> object:
