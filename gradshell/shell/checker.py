@@ -36,6 +36,24 @@ ALLOWED_IMPORT_ROOTS = (
     "unicodedata",
     "argparse",
     "json",
+    "threading",
+    "pathlib",
+    "io",
+    "csv",
+    "glob",
+    "pprint",
+    "re",
+    "textwrap",
+    "heapq",
+    "bisect",
+    "statistics",
+    "operator",
+    "enum",
+    "abc",
+    "numbers",
+    "contextlib",
+    "datetime",
+    "weakref",
 )
 
 #: Dunder methods a learner class may define: Python calls them for the learner's own
@@ -123,7 +141,6 @@ _DUNDER_ATTR_HINTS = {
 MAX_SOURCE_CHARS = 1_000_000
 
 _REFUSED_NAMES = {
-    "open": "'open' is not available here yet; use torch.save/torch.load or numpy",
     "eval": "'eval' is not available here",
     "exec": "'exec' is not available here",
     "compile": "'compile' is not available here",

@@ -180,6 +180,9 @@ EXTRA_SETITEM: set[type] = set()
 #: Classes (beyond builtins) that may be constructed by calling them.
 EXTRA_CONSTRUCTORS: set[type] = set()
 
+#: Library classes a learner class may inherit from (Enum, ABC, threading.Thread).
+EXTRA_BASES: set[type] = set()
+
 #: Types whose every public attribute is API (the shell's own module proxies, which
 #: hold nothing but what they export).
 OPEN_TYPES: set[type] = set()
@@ -544,7 +547,7 @@ def base_allowed(cls: Any) -> bool:
     """May a learner class inherit from `cls`?"""
     if not isinstance(cls, type) or _is_metaclass(cls):
         return False  # a learner metaclass could make classes the checker never saw
-    if cls is object or is_learner_class(cls) or is_gradshell_class(cls):
+    if cls is object or is_learner_class(cls) or is_gradshell_class(cls) or cls in EXTRA_BASES:
         return True
     return cls.__module__ == "builtins" and issubclass(cls, Exception)
 

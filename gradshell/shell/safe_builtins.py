@@ -1,7 +1,8 @@
 """The builtins learner code sees: an allow-list of Python's, plus safe stand-ins.
 
-Left out: everything that reaches files, the OS or the interpreter (`open`,
-`eval`, `exec`, `compile`, `__import__`, `globals`, `vars`, `breakpoint`, ...).
+Left out: everything that reaches the OS or the interpreter (`eval`, `exec`,
+`compile`, `__import__`, `globals`, `breakpoint`, ...). `open` opens files within the
+session's directories only (`learner_files`).
 Stand-ins: `type` (one argument only), `format` and `pow` (size limits), `hasattr`,
 `getattr`, `setattr`, `delattr` and `dir` (the same checks as `obj.name`), `input`
 (the session's `read_input`), `exit`/`quit`.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from gradshell.shell import guards, limits, policy
+from gradshell.shell import guards, learner_files, limits, policy
 from gradshell.shell.attr_dict import object_dict
 from gradshell.shell.errors import Refused, SessionExit
 from gradshell.shell.formatting import safe_format
@@ -168,6 +169,8 @@ def base_builtins() -> dict[str, Any]:
     table["format"] = safe_format
     table["pow"] = policy.expose(safe_pow)
     table["vars"] = policy.expose(safe_vars)
+    table["open"] = policy.expose(learner_files.safe_open)
+    learner_files.register_file_types()
     table["hasattr"] = policy.expose(safe_hasattr)
     table["getattr"] = policy.expose(safe_getattr)
     table["setattr"] = policy.expose(safe_setattr)

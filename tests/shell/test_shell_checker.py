@@ -251,7 +251,7 @@ REFUSED = [
     ("async def f():\n    pass", "'async def' is not available here (line 1)"),
     ("def f():\n    await g()\nf()", "'await' is not available here (line 2)"),
     ("match x:\n    case 1:\n        pass", "'match' statements are not available here (line 1)"),
-    ("open('f')", "'open' is not available here yet; use torch.save/torch.load or numpy"),
+    ("open(0)", "opening a file descriptor is not available here (open a path)"),
     ("eval('1')", "'eval' is not available here (line 1)"),
     ("exec('1')", "'exec' is not available here"),
     ("compile('1', 'f', 'eval')", "'compile' is not available here"),

@@ -29,7 +29,21 @@ ESCAPES = [
     ("import-subprocess", "import subprocess"),
     ("import-socket", "import socket"),
     ("import-ctypes", "import ctypes"),
-    ("import-threading", "import threading"),
+    ("import-multiprocessing", "import multiprocessing"),
+    ("open-fd", "open(0)"),
+    ("open-opener", "open('x.txt', 'w', opener=print)"),
+    ("path-outside", "import pathlib\npathlib.Path('/etc/passwd').read_text()"),
+    ("path-chmod", "import pathlib\npathlib.Path('x').chmod(0o777)"),
+    ("path-symlink", "import pathlib\npathlib.Path('x').symlink_to('/etc/passwd')"),
+    ("glob-outside", "import glob\nprint(glob.glob('/etc/*'))\nkeep.nope"),
+    ("attrgetter-walk", "import operator\noperator.attrgetter('__class__.__mro__')(keep)"),
+    ("methodcaller-walk", "import operator\noperator.methodcaller('__reduce__')(keep)"),
+    ("itemgetter-environ", "import operator\nimport os\noperator.getitem(os.environ, 'X')"),
+    (
+        "thread-target-refused",
+        "import threading\nthreading.Thread(target=type(torch.FloatTensor))",
+    ),
+    ("suppress-base", "import contextlib\ncontextlib.suppress(type(type(1)))"),
     ("sys-modules", "import sys\nsys.modules['os']"),
     ("sys-getframe", "import sys\nsys._getframe()"),
     ("sys-settrace", "import sys\nsys.settrace(print)"),
@@ -205,7 +219,7 @@ def test_escape_is_refused(name, source):
     assert result.error is not None, f"{name} was not refused:\n{result.output}"
     last = result.output.strip().splitlines()[-1]
     assert last.startswith("gradshell: ") or last.startswith(
-        ("NameError", "TypeError", "AttributeError")
+        ("NameError", "TypeError", "AttributeError", "PermissionError", "KeyError")
     ), result.output
     if last.startswith("gradshell: "):
         assert "(line " in last and "not available here" in last or "cannot" in last

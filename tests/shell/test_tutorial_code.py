@@ -250,7 +250,94 @@ print(list(opt.__dict__), opt.__dict__["_zero_grad_profile_name"])
 print(type(net).__name__, net.__class__.__name__, net.fc.__class__.__name__)
 """
 
-PROGRAMS = {"micrograd": MICROGRAD, "protocols": PROTOCOLS, "torch-dicts": TORCH_DICTS}
+STDLIB = """
+# the autograd-mechanics note's threads, and the standard library tutorials import
+import threading, pprint, re, textwrap, heapq, bisect, statistics, operator, enum, abc, numbers, contextlib, datetime, weakref, io, csv, glob
+from pathlib import Path
+import torch
+
+def train_fn(results, i):
+    x = torch.ones(5, 5, requires_grad=True)
+    y = (x + 3) * (x + 4) * 0.5
+    y.sum().backward()
+    results[i] = x.grad.sum().item()
+
+results = [None] * 4
+threads = []
+for i in range(4):
+    p = threading.Thread(target=train_fn, args=(results, i))
+    p.start()
+    threads.append(p)
+for p in threads:
+    p.join()
+print(results)
+lock = threading.Lock()
+with lock:
+    print('locked', lock.locked())
+class Worker(threading.Thread):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+    def run(self):
+        print('worker', self.n)
+w = Worker(3); w.start(); w.join()
+pprint.pprint({'b': [1, 2, 3] * 10, 'a': {'x': 'y' * 30}})
+print(re.sub(r'(\\w+)@(\\w+)', r'\\2 at \\1', 'me@host you@there'), re.findall(r'\\d+', 'a1b22'))
+m = re.match(r'(\\d+)-(\\d+)', '12-34'); print(m.group(1), m[2], m.span())
+print(re.compile('a+').sub(lambda mm: str(len(mm.group())), 'caaab'))
+print(textwrap.fill('hello world ' * 5, width=20))
+print(textwrap.dedent('   a\\n   b'), textwrap.indent('a\\nb', '> '))
+h = [5, 1, 3]; heapq.heapify(h); heapq.heappush(h, 0); print(heapq.heappop(h), heapq.nlargest(2, h, key=lambda v: -v))
+print(bisect.bisect([1, 3, 5], 4))
+print(statistics.mean([1, 2, 3, 4]), statistics.stdev([1.0, 2.0, 4.0]), statistics.quantiles([1, 2, 3, 4, 5], n=4))
+print(operator.itemgetter(1)([1, 2]), sorted([(1, 'b'), (0, 'a')], key=operator.itemgetter(1)), operator.mul(3, 4), operator.attrgetter('real')(3))
+class Color(enum.Enum):
+    RED = 1
+    GREEN = enum.auto()
+print(Color.RED, Color.GREEN.value, Color(1).name, list(Color), Color['GREEN'])
+class Base(abc.ABC):
+    @abc.abstractmethod
+    def f(self): ...
+try:
+    Base()
+except TypeError as e:
+    print(e)
+print(isinstance(3, numbers.Number))
+@contextlib.contextmanager
+def timer(name):
+    print('start', name)
+    yield 5
+    print('stop', name)
+with timer('t') as v:
+    print(v)
+with contextlib.suppress(ZeroDivisionError):
+    1 / 0
+print(datetime.timedelta(seconds=90), datetime.date(2024, 1, 2).isoformat())
+p = Path('data_dir')
+p.mkdir(exist_ok=True)
+(p / 'a.txt').write_text('hello\\n')
+print(p, repr(p / 'a.txt'), (p / 'a.txt').read_text(), (p / 'a.txt').exists(), sorted(x.name for x in p.iterdir()))
+with open(p / 'b.csv', 'w', newline='') as f:
+    wr = csv.writer(f)
+    wr.writerow(['epoch', 'loss'])
+    wr.writerow([1, 0.5])
+with open('data_dir/b.csv') as f:
+    print(list(csv.reader(f)))
+with open('data_dir/b.csv') as f:
+    for row in csv.DictReader(f):
+        print(row)
+print(sorted(glob.glob('data_dir/*')))
+s = io.StringIO(); s.write('x'); print(s.getvalue())
+(p / 'a.txt').unlink(); (p / 'b.csv').unlink(); p.rmdir()
+print(type(p), p.suffix, Path('x/y.tar.gz').suffixes, Path('x/y.py').stem, Path('x/y.py').parent)
+"""
+
+PROGRAMS = {
+    "micrograd": MICROGRAD,
+    "protocols": PROTOCOLS,
+    "torch-dicts": TORCH_DICTS,
+    "stdlib": STDLIB,
+}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -270,6 +357,55 @@ def test_a_with_block_cannot_swallow_the_time_limit():
     out = session.run_cell(source).output
     assert out.startswith("gradshell: stopped after 1 s, the time limit for one statement")
     assert session.run_cell("print('still here')").output == "still here\n"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import re\nre.sub('', 'x' * 10**6, 'y' * 10**6)",
+        "import re\nre.compile('').sub('x' * 10**6, 'y' * 10**6)",
+        "import re\nre.sub('y', lambda m: 'x' * 10**6, 'y' * 10**3)",
+        "import textwrap\ntextwrap.indent('\\n' * 10**6, 'x' * 10**6)",
+        "import statistics\nstatistics.quantiles([1, 2], n=10**12)",
+    ],
+)
+def test_results_the_input_does_not_bound_are_size_checked(session, source):
+    out = session.run_cell(source).output
+    assert out.startswith("gradshell: ") and "over the limit" in out, out
+
+
+def test_a_threads_error_is_shown_and_the_statement_goes_on(session):
+    source = (
+        "import threading\ndef f():\n    1 / 0\n"
+        "t = threading.Thread(target=f, name='worker')\nt.start()\nt.join()\nprint('after')"
+    )
+    out = session.run_cell(source).output
+    assert out == (
+        "Exception in thread worker:\nTraceback (most recent call last):\n"
+        '  File "<stdin>", line 3, in f\n    1 / 0\n'
+        "ZeroDivisionError: division by zero\nafter\n"
+    )
+
+
+def test_a_thread_runs_under_the_statements_time_limit():
+    session = Session(viz=False, time_limit=1)
+    source = (
+        "import threading\ndef spin():\n    while True:\n        pass\n"
+        "threading.Thread(target=spin).start()\n"
+    )
+    out = session.run_cell(source).output
+    assert "gradshell: stopped after 1 s, the time limit for one statement" in out
+    assert session.run_cell("print('still here')").output == "still here\n"
+
+
+def test_files_outside_the_session_read_as_absent(session):
+    out = session.run_cell(
+        "import pathlib, glob, os\n"
+        "print(pathlib.Path('/etc/passwd').exists(), glob.glob('/etc/*'), os.path.exists('/etc'))"
+    ).output
+    assert out == "False [] False\n"
+    out = session.run_cell("open('/etc/passwd')").output
+    assert out.splitlines()[-1].startswith("PermissionError: [Errno 13] /etc/passwd is outside")
 
 
 def test_a_torch_objects_dict_leaves_out_gradshells_own_state(session):
