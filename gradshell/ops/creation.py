@@ -12,11 +12,11 @@ import numpy as np
 from gradshell.core import dtypes
 from gradshell.core.device import Device, array_module, as_device
 from gradshell.core.fma import fma64
-from gradshell.core.random import get_capability
-from gradshell.core.threads import GRAIN_SIZE, _chunks, get_num_threads
 from gradshell.core.limits import check_numel
+from gradshell.core.random import get_capability
 from gradshell.core.size import Size
 from gradshell.core.tensor import Tensor, wrap
+from gradshell.core.threads import GRAIN_SIZE, _chunks, get_num_threads
 from gradshell.ops import registry
 
 
