@@ -10,8 +10,8 @@ names hand out. What is left out, and why:
 * results whose size the input does not bound are checked first (`re.sub`,
   `textwrap.indent`, `statistics.quantiles(n=...)`), as `str.replace` is;
 * `operator`'s arithmetic is the shell's own size-checked arithmetic;
-* `weakref.finalize` (it would run at unpredictable times) and `contextlib`'s stream
-  redirections are not offered.
+* `weakref.finalize` and `weakref.ref`'s callback (they would run at unpredictable
+  times) and `contextlib`'s stream redirections are not offered.
 """
 
 from __future__ import annotations
@@ -417,7 +417,19 @@ def _weakref() -> dict[str, Any]:
     policy.EXTRA_SETITEM.update({weakref.WeakKeyDictionary, weakref.WeakValueDictionary})
     policy.CALLABLE_TYPES.add(weakref.ref)
     policy.clear_caches()
-    return _pick(weakref, "ref WeakKeyDictionary WeakValueDictionary WeakSet")
+    exports = _pick(weakref, "WeakKeyDictionary WeakValueDictionary WeakSet")
+    exports["ref"] = _ref
+    return exports
+
+
+def _ref(obj: Any, callback: Any = None, /) -> weakref.ref:
+    """`weakref.ref(obj)`: a reference that does not keep `obj` alive; calling it gives
+    `obj`, or None once `obj` is gone."""
+    if callback is not None:
+        raise Refused(
+            "weakref.ref's callback is not available here (it would run at unpredictable times)"
+        )
+    return weakref.ref(obj)
 
 
 #: Module name -> the builder of its exports.

@@ -411,3 +411,16 @@ def test_files_outside_the_session_read_as_absent(session):
 def test_a_torch_objects_dict_leaves_out_gradshells_own_state(session):
     out = session.run_cell("import torch\nd = torch.ones(2).__dict__\nprint(d, '_data' in d)")
     assert out.output == "{} False\n"
+
+
+def test_an_unclosed_files_resource_warning_stays_quiet_as_in_python(session):
+    # pytorch/examples' time_sequence_prediction saves with torch.save(data, open(...))
+    source = "import torch\ntorch.save(torch.ones(1), open('t.pt', 'wb'))\nprint('saved')"
+    assert session.run_cell(source).output == "saved\n"
+
+
+def test_a_weak_reference_callback_is_refused(session):
+    source = "import weakref\nclass A:\n    pass\na = A()\nr = weakref.ref(a)\nprint(r() is a)"
+    assert session.run_cell(source).output == "True\n"
+    out = session.run_cell("weakref.ref(a, print)").output
+    assert out.startswith("gradshell: weakref.ref's callback is not available here")
