@@ -19,6 +19,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from gradshell.shell.errors import Refused
+from gradshell.shell.suggestions import name_error_suggestion
 
 
 @dataclass
@@ -115,10 +116,21 @@ def _format_one(exc: BaseException, sources: SourceMap) -> list[str]:
     if frames:
         lines.append("Traceback (most recent call last):\n")
         lines.extend(traceback.StackSummary.from_list(frames).format())
-    lines.extend(traceback.format_exception_only(type(exc), exc))
+    lines.extend(_exception_only(exc))
     hint = getattr(exc, "hint", None)
     if isinstance(hint, str) and hint:  # gradshell's own advice after PyTorch's message
         lines.append(hint + "\n")
+    return lines
+
+
+def _exception_only(exc: BaseException) -> list[str]:
+    """The exception's last lines as Python prints them, with Python's "Did you mean"
+    for a NameError (which Python 3.11's traceback module leaves to the interpreter)."""
+    lines = traceback.format_exception_only(type(exc), exc)
+    if isinstance(exc, NameError) and lines and "Did you mean" not in lines[-1]:
+        found = name_error_suggestion(exc)
+        if found is not None:
+            lines[-1] = lines[-1].rstrip("\n") + f". Did you mean: '{found}'?\n"
     return lines
 
 

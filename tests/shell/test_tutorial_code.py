@@ -424,3 +424,18 @@ def test_a_weak_reference_callback_is_refused(session):
     assert session.run_cell(source).output == "True\n"
     out = session.run_cell("weakref.ref(a, print)").output
     assert out.startswith("gradshell: weakref.ref's callback is not available here")
+
+
+@pytest.mark.parametrize(
+    "source,name,suggestion",
+    [
+        ("p = 1\nprint(P)", "P", ". Did you mean: 'p'?"),  # makemore part 1, out of order
+        ("xs = [1]\nprint(xss)", "xss", ". Did you mean: 'xs'?"),
+        ("prnt('x')", "prnt", ". Did you mean: 'print'?"),
+        ("gs_ga = 1\nprint(gs_gaa)", "gs_gaa", ". Did you mean: 'gs_ga'?"),
+        ("print(zzqqv)", "zzqqv", ""),
+    ],
+)
+def test_a_name_error_suggests_a_name_as_python_does(session, source, name, suggestion):
+    out = session.run_cell(source).output
+    assert out.endswith(f"NameError: name '{name}' is not defined{suggestion}\n"), out

@@ -46,6 +46,10 @@ CASES = {
     "resize_view": lambda t: _resized(t, (2, 2), None, view=True),
     "resize_requires_grad": lambda t: t.ones(2, requires_grad=True).resize_(3),
     "resize_negative": lambda t: t.ones(2).resize_(-1),
+    "index_shapes_mismatch": lambda t: t.ones(5, 5)[t.tensor([0, 1]), t.tensor([0, 1, 2])],
+    "index_shapes_mismatch_2d": lambda t: t.ones(5, 5, 5)[
+        t.tensor([[0], [1]]), t.tensor([0, 1, 2]), t.tensor([[1, 2]])
+    ],
     "functional_module": lambda t: str(t.autograd.functional).split()[1],
 }
 
