@@ -8,7 +8,6 @@ import numpy as np
 from gradshell.core import dtypes
 from gradshell.core.dtypes import BOOL, FLOAT, INT
 from gradshell.ops import return_types
-from gradshell.ops.creation import linspace
 from gradshell.ops.base import (
     Tensor,
     array_module,
@@ -18,6 +17,7 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
+from gradshell.ops.creation import linspace
 
 
 @tensor_method("count_nonzero", torch=("count_nonzero",))
