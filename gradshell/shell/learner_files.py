@@ -81,7 +81,7 @@ class Path(type(pathlib.Path())):  # type: ignore[misc] - PosixPath (or WindowsP
         encoding: Any = None,
         errors: Any = None,
         newline: Any = None,
-    ) -> Any:  # noqa: E501
+    ) -> Any:
         """Open the file, as the built-in `open` does."""
         return safe_open(self, mode, buffering, encoding, errors, newline)
 
@@ -193,6 +193,11 @@ def _pathlib() -> dict[str, Any]:
         _allow(cls, pure)
     _allow(Path, names)  # file access: only through this class's own, confined methods
     policy.EXTRA_CONSTRUCTORS.add(pathlib.PurePosixPath)
+    # `path.stat().st_size` and friends: the named fields of the status record
+    policy.EXTRA_ATTRS[os.stat_result] = frozenset(
+        n for n in dir(os.stat_result) if n.startswith("st_")
+    ) | {"count", "index"}
+    policy.EXTRA_GETITEM.add(os.stat_result)
     policy.EXTRA_GETITEM.add(type(Path().parents))
     policy.clear_caches()
     return {

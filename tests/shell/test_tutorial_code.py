@@ -439,3 +439,20 @@ def test_a_weak_reference_callback_is_refused(session):
 def test_a_name_error_suggests_a_name_as_python_does(session, source, name, suggestion):
     out = session.run_cell(source).output
     assert out.endswith(f"NameError: name '{name}' is not defined{suggestion}\n"), out
+
+
+def test_pathlib_paths_within_the_workspace(session):
+    source = (
+        "from pathlib import Path\nimport torch, os\n"
+        "print(Path.cwd() == Path(os.getcwd()), Path('a/b.txt').with_suffix('.pt'))\n"
+        "d = Path('ckpt')\nd.mkdir(parents=True, exist_ok=True)\n"
+        "torch.save(torch.ones(2), d / 'w.pt')\n"
+        "print(torch.load(d / 'w.pt'), [p.name for p in d.glob('*.pt')])\n"
+        "with (d / 'log.txt').open('w') as f:\n    f.write('epoch 1\\n')\n"
+        "print((d / 'log.txt').read_text().strip(), (d / 'log.txt').stat().st_size)\n"
+        "for p in sorted(d.iterdir()):\n    p.unlink()\n"
+        "d.rmdir()\nprint(d.exists())"
+    )
+    out = session.run_cell(source).output
+    # the REPL shows what f.write returns (8), as Python's does inside a with-block
+    assert out == "True a/b.pt\ntensor([1., 1.]) ['w.pt']\n8\nepoch 1 8\nFalse\n", out
