@@ -103,6 +103,16 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     def _args(self) -> tuple:
         return (self.mode,)
 
+    def __str__(self) -> str:
+        # PyTorch's own: `torch.set_grad_enabled(True)` echoes as this at the prompt
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
+    __repr__ = __str__
+
+    def clone(self) -> set_grad_enabled:
+        """A copy of this context manager (the same mode)."""
+        return type(self)(self.mode)
+
     def __call__(self, func):
         state.enabled = self._prev  # used as a decorator: undo the immediate effect
         return super().__call__(func)

@@ -240,6 +240,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         c = self._version_counter
         return 0 if c is None else c.value
 
@@ -513,12 +515,33 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and value._dtype.category != dtypes.FLOAT:
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or "
+                "complex dtype"
+            )
         self._data = value._data
         self._dtype = value._dtype
 
     def is_inference(self) -> bool:
         """True for tensors created inside inference_mode."""
         return self._is_inference
+
+    @property
+    def volatile(self) -> bool:
+        """PyTorch 0.3's flag, removed since: always False (with PyTorch's warning)."""
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+        )
+        return False
+
+    @volatile.setter
+    def volatile(self, value: bool) -> None:
+        warnings.warn(
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     @property
     def is_sparse(self) -> bool:

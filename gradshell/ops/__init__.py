@@ -49,6 +49,7 @@ from gradshell.ops import (  # noqa: F401 - imported for the ops they declare
     reduction,
     registry,
     repeat_interleave,
+    resize,
     scalar,
     selection,
     shape,

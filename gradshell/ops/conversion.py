@@ -54,14 +54,50 @@ def _convert(self: Tensor, dtype: dtypes.DType | None, device: Device | None, co
     return out
 
 
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+)
+
+
+def _arg_type(value) -> str:
+    """A value's type as PyTorch's argument parser names it."""
+    if isinstance(value, dtypes.DType):
+        return "torch.dtype"
+    if isinstance(value, Device):
+        return "torch.device"
+    if isinstance(value, Tensor):
+        return "Tensor"
+    return type(value).__name__
+
+
+def _invalid_to(args, kwargs) -> TypeError:
+    """PyTorch's error for arguments no signature of `to` takes (`requires_grad=True`, a
+    0.3-era spelling): the given types, then the signatures it accepts."""
+    given = [_arg_type(a) for a in args]
+    # the parser lists keywords last-given first; with no positional argument the list
+    # keeps its trailing separator
+    named = [f"{k}={_arg_type(v)}" for k, v in reversed(list(kwargs.items()))]
+    got = ", ".join(given + named) + (", " if named and not given else "")
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected "
+        f"one of:\n{_TO_SIGNATURES}"
+    )
+
+
 def _parse_to(args, kwargs):
+    given = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
     if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got {kwargs}")
+        raise _invalid_to(args, given)
     for a in args:
         if isinstance(a, dtypes.DType):
             dtype = a

@@ -1,5 +1,5 @@
 """Counting, binning and membership, none of them differentiable: count_nonzero,
-bincount, histc, searchsorted, bucketize, isin, tril_indices and triu_indices."""
+bincount, histc, histogram, searchsorted, bucketize, isin, tril_indices and triu_indices."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 
 from gradshell.core import dtypes
 from gradshell.core.dtypes import BOOL, FLOAT, INT
+from gradshell.ops import return_types
 from gradshell.ops.base import (
     Tensor,
     array_module,
@@ -16,6 +17,7 @@ from gradshell.ops.base import (
     tensor_method,
     wrap,
 )
+from gradshell.ops.creation import linspace
 
 
 @tensor_method("count_nonzero", torch=("count_nonzero",))
@@ -83,6 +85,47 @@ def histc(self, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorc
     pos = xp.minimum(pos, bins - 1)
     counts = xp.bincount(pos, minlength=bins)[:bins]
     return wrap(counts.astype(dt), self._dtype)
+
+
+@tensor_method("histogram", torch=("histogram",))
+def histogram(self, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
+    """(hist, bin_edges): counts (or summed `weight`s) of the elements in each bin, the
+    bins `bins` equal widths over `range` (the data's own by default) or the given edges;
+    with `density`, divided by the total and by each bin's width."""
+    if self._dtype.category != FLOAT:
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{self._dtype.scalar_name}'"
+        )
+    dt = self._dtype.np
+    xp = array_module(self._data)
+    data = self._data.reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = bins._data.astype(dt)
+    else:
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif data.size:
+            lo, hi = float(data.min()), float(data.max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo == hi:  # ATen widens an empty range by half a unit each way
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = linspace(lo, hi, int(bins) + 1, dtype=self._dtype)._data
+    n_bins = edges.shape[0] - 1
+    inside = (data >= edges[0]) & (data <= edges[-1])
+    values = data[inside]
+    # the bin whose edges hold the value (upper_bound over the edges); the last edge
+    # belongs to the last bin
+    pos = xp.minimum(xp.searchsorted(edges, values, side="right") - 1, n_bins - 1)
+    hist = xp.zeros(n_bins, dt)
+    if weight is None:
+        xp.add.at(hist, pos, dt.type(1))
+    else:
+        xp.add.at(hist, pos, weight._data.reshape(-1)[inside].astype(dt))
+    if density:
+        hist = (hist / dt.type(hist.sum())).astype(dt)
+        hist = (hist / xp.diff(edges)).astype(dt)
+    return return_types.histogram((wrap(hist, self._dtype), wrap(edges.copy(), self._dtype)))
 
 
 def _side(side, right: bool) -> bool:

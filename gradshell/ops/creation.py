@@ -11,9 +11,12 @@ import numpy as np
 
 from gradshell.core import dtypes
 from gradshell.core.device import Device, array_module, as_device
+from gradshell.core.fma import fma64
 from gradshell.core.limits import check_numel
+from gradshell.core.random import get_capability
 from gradshell.core.size import Size
 from gradshell.core.tensor import Tensor, wrap
+from gradshell.core.threads import GRAIN_SIZE, _chunks, get_num_threads
 from gradshell.ops import registry
 
 
@@ -237,12 +240,50 @@ def arange(
     n = max(0, math.ceil((end - start) / step))
     check_numel(n)
     xp = backend_for(device)
-    if dtype.category == dtypes.FLOAT:
-        # PyTorch computes start + i*step in double precision, then casts
+    if dtype.category == dtypes.FLOAT and dtype.np in (np.float32, np.float64):
+        data = xp.asarray(arange_float(start, step, n, dtype.np))
+    elif dtype.category == dtypes.FLOAT:
+        # half precision: start + i*step in float (its accumulate type), then cast
         data = (start + xp.arange(n, dtype=np.float64) * step).astype(dtype.np)
     else:
         data = (start + xp.arange(n, dtype=np.int64) * int(step)).astype(dtype.np)
     return _finish(data, dtype, requires_grad, device)
+
+
+#: the elements of one AVX2 vector register (32 bytes)
+_VEC_BYTES = 32
+
+
+def arange_float(start: float, step: float, n: int, np_dtype) -> np.ndarray:
+    """PyTorch's float32/float64 arange on the CPU, bit for bit.
+
+    ATen's kernel computes in double. Each thread's share is filled two vectors at a
+    time: a vector's first value is `start + step*i` rounded to the dtype, and the others
+    that value plus `k*step` (k = 1, 2, ...) in double, rounded; the leftover elements
+    are `start + step*i` each. The AVX2 build fuses these multiply-adds (so does
+    gradshell under the "avx2" capability); PyTorch's portable build does not.
+    """
+    t = np.dtype(np_dtype).type
+    fused = get_capability() == "avx2"
+
+    def madd(a, b, c):
+        return fma64(a, b, c) if fused else np.asarray(a) * b + c
+
+    width = _VEC_BYTES // np.dtype(np_dtype).itemsize
+    out = np.empty(n, np_dtype)
+    for begin, end in _chunks(n, GRAIN_SIZE, get_num_threads()):
+        vectored = (end - begin) // (2 * width) * 2 * width
+        if vectored:
+            firsts = np.arange(begin, begin + vectored, width, dtype=np.float64)
+            ones = np.ones_like(firsts)
+            base = madd(np.full_like(firsts, step), firsts, ones * start).astype(t)
+            k = np.arange(width, dtype=np.float64)[None, :]
+            lanes = madd(k * np.ones((len(firsts), 1)), step, base.astype(np.float64)[:, None])
+            out[begin : begin + vectored] = lanes.reshape(-1).astype(t)
+        rest = np.arange(begin + vectored, end, dtype=np.float64)
+        if rest.size:
+            out[begin + vectored : end] = madd(np.full_like(rest, step), rest, rest * 0 + start)
+    return out
 
 
 @registry.op(torch=("range",))

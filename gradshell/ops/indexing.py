@@ -4,6 +4,7 @@ SliceBackward0, IndexBackward0, IndexPutBackward0; a write through a view is Cop
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -109,9 +110,26 @@ def _as_index_array(k, xp):
     return xp.asarray(arr)
 
 
+_NUMPY_BROADCAST = re.compile(
+    r"shape mismatch: indexing arrays could not be broadcast together with shapes (.*?)\s*$"
+)
+
+
 def _index_error(e: IndexError) -> IndexError:
-    msg = str(e).replace("axis", "dimension")
-    return IndexError(msg)
+    """NumPy's indexing error in PyTorch's words."""
+    msg = str(e)
+    found = _NUMPY_BROADCAST.match(msg)
+    if found:
+        # NumPy lists the shapes as tuples, `(32,) (228146,)`; PyTorch as `[32], [228146]`
+        shapes = re.findall(r"\(([^)]*)\)", found.group(1))
+        listed = ", ".join(
+            "[" + ", ".join(d.strip() for d in shape.split(",") if d.strip()) + "]"
+            for shape in shapes
+        )
+        return IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}"
+        )
+    return IndexError(msg.replace("axis", "dimension"))
 
 
 def _dims_used(k) -> int:

@@ -60,10 +60,12 @@ cummax = _make("cummax", ("values", "indices"))
 cummin = _make("cummin", ("values", "indices"))
 slogdet = _make("slogdet", ("sign", "logabsdet"))
 linalg_slogdet = _make("linalg_slogdet", ("sign", "logabsdet"))
+histogram = _make("histogram", ("hist", "bin_edges"))
 
 __all__ = [
     "cummax",
     "cummin",
+    "histogram",
     "kthvalue",
     "linalg_slogdet",
     "max",

@@ -36,55 +36,111 @@ ALLOWED_IMPORT_ROOTS = (
     "unicodedata",
     "argparse",
     "json",
+    "threading",
+    "pathlib",
+    "io",
+    "csv",
+    "glob",
+    "pprint",
+    "re",
+    "textwrap",
+    "heapq",
+    "bisect",
+    "statistics",
+    "operator",
+    "enum",
+    "abc",
+    "numbers",
+    "contextlib",
+    "datetime",
+    "weakref",
 )
 
-#: Dunder methods a learner class may define (all called only by the learner's own code,
-#: or by Python for printing, iterating and indexing).
+#: Dunder methods a learner class may define: Python calls them for the learner's own
+#: objects (operators, comparisons, printing, containers, `with`, copying), and each body
+#: is checked and guarded like any other learner code. A `with` block's `__exit__` is
+#: called through a stand-in that never lets it swallow the time limit or an exit.
 LEARNER_DUNDERS = frozenset(
-    {
-        "__init__",
-        "__call__",
-        "__len__",
-        "__getitem__",
-        "__setitem__",
-        "__iter__",
-        "__next__",
-        "__contains__",
-        "__repr__",
-        "__str__",
-    }
+    """__init__ __post_init__ __call__ __repr__ __str__ __format__ __bytes__ __hash__
+    __bool__ __len__ __getitem__ __setitem__ __delitem__ __missing__ __iter__ __next__
+    __reversed__ __contains__ __enter__ __exit__ __copy__ __deepcopy__
+    __eq__ __ne__ __lt__ __le__ __gt__ __ge__
+    __add__ __sub__ __mul__ __matmul__ __truediv__ __floordiv__ __mod__ __divmod__
+    __pow__ __lshift__ __rshift__ __and__ __or__ __xor__
+    __radd__ __rsub__ __rmul__ __rmatmul__ __rtruediv__ __rfloordiv__ __rmod__
+    __rdivmod__ __rpow__ __rlshift__ __rrshift__ __rand__ __ror__ __rxor__
+    __iadd__ __isub__ __imul__ __imatmul__ __itruediv__ __ifloordiv__ __imod__
+    __ipow__ __ilshift__ __irshift__ __iand__ __ior__ __ixor__
+    __neg__ __pos__ __abs__ __invert__ __round__ __trunc__ __floor__ __ceil__
+    __int__ __float__ __complex__""".split()
 )
+
+#: Names a class body may bind besides its methods: `__slots__`, `__hash__ = None`, and
+#: aliases between learner dunders (`__radd__ = __add__`).
+CLASS_BODY_NAMES = LEARNER_DUNDERS | {"__slots__"}
 
 #: Why some dunder methods are not offered (the rest get the generic message).
 _DUNDER_REASONS = {
-    "__exit__": "a with-block here cannot be made to swallow errors",
-    "__enter__": "a with-block here cannot be made to swallow errors",
     "__index__": "sizes and indices must be plain ints",
     "__array__": "NumPy must not read learner objects as arrays",
     "__array_interface__": "NumPy must not read learner objects as raw memory",
     "__array_struct__": "NumPy must not read learner objects as raw memory",
     "__getattr__": "attribute lookup is the shell's to check",
     "__getattribute__": "attribute lookup is the shell's to check",
+    "__setattr__": "attribute assignment is the shell's to check",
+    "__delattr__": "attribute deletion is the shell's to check",
     "__del__": "it would run at unpredictable times",
+    "__new__": "a class here is made by its __init__",
+    "__init_subclass__": "classes here are made by their own class statements",
+    "__class_getitem__": "classes here are made by their own class statements",
+    "__set_name__": "classes here are made by their own class statements",
+    "__get__": "attribute lookup is the shell's to check",
+    "__set__": "attribute assignment is the shell's to check",
+    "__delete__": "attribute deletion is the shell's to check",
+    "__reduce__": "saving objects may not run code when they are loaded",
+    "__reduce_ex__": "saving objects may not run code when they are loaded",
+    "__getstate__": "saving objects may not run code when they are loaded",
+    "__setstate__": "saving objects may not run code when they are loaded",
+    "__fspath__": "file paths here must be plain strings or pathlib paths",
+    "__torch_function__": "gradshell's torch does not dispatch to __torch_function__",
+    "__torch_dispatch__": "gradshell's torch does not dispatch to __torch_dispatch__",
 }
 
-#: Dunder attributes learner code may read: plain strings, and `__init__` (for
-#: `super().__init__()` and `nn.Module.__init__(self)`; the guards decide on which objects).
+#: Dunder attributes learner code may read: plain strings, `__class__`, `__dict__` (the
+#: guards decide on which objects: a learner's own, or a view of a torch object's) and
+#: `__init__` (for `super().__init__()` and `nn.Module.__init__(self)`).
 READABLE_DUNDERS = frozenset(
-    {"__init__", "__name__", "__qualname__", "__doc__", "__version__", "__class__"}
+    {"__init__", "__name__", "__qualname__", "__doc__", "__version__", "__class__", "__dict__"}
 )
 
-#: Advice shown with the refusal of well-known dunder attributes.
+_INTERNALS = " (it reaches into Python's interpreter, which learner code here cannot use)"
+
+#: Why well-known dunder attributes are refused, in plain words.
 _DUNDER_ATTR_HINTS = {
-    "__dict__": " (dir(x) lists what you can use)",
     "__module__": "",
+    "__globals__": _INTERNALS,
+    "__builtins__": _INTERNALS,
+    "__code__": _INTERNALS,
+    "__closure__": _INTERNALS,
+    "__subclasses__": _INTERNALS,
+    "__bases__": _INTERNALS,
+    "__base__": _INTERNALS,
+    "__mro__": _INTERNALS,
+    "__traceback__": _INTERNALS,
+    "__self__": _INTERNALS,
+    "__func__": _INTERNALS,
+    "__reduce__": _INTERNALS,
+    "__reduce_ex__": _INTERNALS,
+    "__getattribute__": _INTERNALS,
+    "__import__": _INTERNALS,
+    "__loader__": _INTERNALS,
+    "__spec__": _INTERNALS,
 }
 
 #: The most source text one cell may hold.
 MAX_SOURCE_CHARS = 1_000_000
 
 _REFUSED_NAMES = {
-    "open": "'open' is not available here yet; use torch.save/torch.load or numpy",
     "eval": "'eval' is not available here",
     "exec": "'exec' is not available here",
     "compile": "'compile' is not available here",
@@ -138,6 +194,17 @@ REFUSE_GUARD = "_gs_refuse"
 def _shell_name(name: str) -> bool:
     """Names the shell's rewritten code uses for its guards."""
     return name.startswith("_gs")
+
+
+def _why_not(name: str) -> str:
+    """Why a dunder method `name` may not be defined where it is."""
+    if name in LEARNER_DUNDERS:
+        return "special methods belong in a class body"
+    return _DUNDER_REASONS.get(
+        name,
+        "a class here may define operators, comparisons, printing, containers, "
+        "with-blocks and copying, not the interpreter's own hooks",
+    )
 
 
 def name_refusal(name: str) -> str | None:
@@ -232,6 +299,19 @@ class _Checker(FastVisitor):
         else:
             self.bind(node, name)
 
+    def visit_Assign(self, node: ast.Assign) -> None:
+        # `__slots__ = ...`, `__hash__ = None`, `__radd__ = __add__` in a class body.
+        targets = node.targets
+        if self.in_class_body and all(
+            isinstance(t, ast.Name) and t.id in CLASS_BODY_NAMES for t in targets
+        ):
+            value = node.value
+            self.in_class_body = False
+            if not (isinstance(value, ast.Name) and value.id in LEARNER_DUNDERS):
+                self.visit(value)
+            return
+        self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         why = attribute_refusal(node.attr)
         if why is None and node.attr.startswith("__") and not isinstance(node.ctx, ast.Load):
@@ -269,11 +349,7 @@ class _Checker(FastVisitor):
         name = node.name
         if name.startswith("__") and name.endswith("__") and len(name) > 4:
             if not (self.in_class_body and name in LEARNER_DUNDERS):
-                allowed = ", ".join(sorted(LEARNER_DUNDERS))
-                reason = _DUNDER_REASONS.get(
-                    name, f"a class may define {allowed} and ordinary methods"
-                )
-                self.refuse(node, f"defining '{name}' is not available here ({reason})")
+                self.refuse(node, f"defining '{name}' is not available here ({_why_not(name)})")
         else:
             self.bind(node, name)
         self._visit_function(node)

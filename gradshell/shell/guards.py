@@ -18,8 +18,10 @@ import types
 from typing import Any
 
 from gradshell.shell import limits, policy
+from gradshell.shell.attr_dict import object_dict
 from gradshell.shell.errors import Refused, ResourceLimitError
 from gradshell.shell.formatting import BoundFormat, fstring_field, safe_str_format
+from gradshell.shell.learner_with import LearnerContext, defines_exit
 from gradshell.shell.unpacking import double_stars, star, stars
 
 _FunctionType = types.FunctionType
@@ -274,6 +276,8 @@ def ga(obj: Any, name: str) -> Any:
                     f"module '{module_display_name(obj)}' has no attribute '{name}'"
                 ) from None
         return getattr(obj, name)
+    if name == "__dict__":
+        return object_dict(obj, _describe)
     if name == "__class__":
         # `x.__class__.__name__` is how Dive into Deep Learning names layers; it is
         # exactly `type(x)`, which learner code may call anyway.
@@ -791,6 +795,8 @@ def ctx(obj: Any) -> Any:
     tp = type(obj)
     if tp in CONTEXT_TYPES:
         return obj
+    if defines_exit(tp, policy.is_learner_class):
+        return LearnerContext(obj)
     for cls in tp.__mro__:
         if policy.is_learner_class(cls) or policy.is_gradshell_class(cls):
             return obj

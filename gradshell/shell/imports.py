@@ -24,12 +24,20 @@ from gradshell.shell.safe_modules import SafeModule, has_safe_module, safe_modul
 
 #: Standard-library modules refused with a word on why (the rest get the generic one).
 _WHY_NOT = {
-    "threading": "autograd needs no threads here; run the steps one after another",
-    "multiprocessing": "autograd needs no processes here; run the steps one after another",
+    "multiprocessing": "processes cannot be started from here; threading offers threads",
     "subprocess": "programs cannot be started from here",
     "socket": "there is no network here",
     "pickle": "files are not available here yet",
     "importlib": "imports are the shell's to decide",
+    "shutil": "files here are changed with pathlib and open",
+    "tempfile": "files here live in the session's directory (pathlib and open)",
+    "struct": "raw bytes are not available here",
+    "array": "raw bytes are not available here; use numpy or torch arrays",
+    "ctypes": "raw memory is not available here",
+    "decimal": "exact decimal arithmetic has no size limit here; use float or torch",
+    "fractions": "exact fractions have no size limit here; use float or torch",
+    "inspect": "it reaches into Python's interpreter",
+    "gc": "it reaches into Python's interpreter",
     "builtins": "the builtins you can use are already there",
 }
 

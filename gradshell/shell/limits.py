@@ -227,6 +227,19 @@ def _raise_timeout(signum: int, frame: Any) -> None:
     raise StatementTimeout()
 
 
+#: The time limit of the statement running now (the threads it starts stop with it).
+_ACTIVE: list[float | None] = [None]
+
+
+def remaining_seconds() -> float | None:
+    """The time the running statement has left (None: no limit)."""
+    seconds = _ACTIVE[0]
+    if seconds is None or not hasattr(signal, "getitimer"):
+        return seconds
+    left = signal.getitimer(signal.ITIMER_REAL)[0]
+    return left if left > 0 else seconds
+
+
 @contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise StatementTimeout in the running code after `seconds` (None: no limit).
@@ -239,6 +252,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         yield
         return
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        _ACTIVE[0] = seconds
         previous = signal.signal(signal.SIGALRM, _raise_timeout)
         signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
         try:
@@ -248,6 +262,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
                 try:
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     signal.signal(signal.SIGALRM, previous)
+                    _ACTIVE[0] = None
                     break
                 except StatementTimeout:
                     continue

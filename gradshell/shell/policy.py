@@ -85,6 +85,8 @@ BUILTIN_ATTRS: dict[type, frozenset[str]] = {
     type({}.keys()): frozenset({"isdisjoint"}),
     type({}.items()): frozenset({"isdisjoint"}),
     type({}.values()): frozenset(),
+    # a learner class's `__dict__` (read-only)
+    types.MappingProxyType: frozenset({"copy", "get", "items", "keys", "values"}),
     # `@x.setter` in a class body; the functions handed over are checked (guards).
     property: frozenset({"fget", "fset", "fdel", "getter", "setter", "deleter"}),
     # A generator driven by hand (`g.send(v)`, `g.close()`); never its frame or code.
@@ -126,7 +128,9 @@ BUILTIN_CONSTRUCTORS: frozenset[type] = frozenset(
 )
 
 #: Builtin classes that can be subscripted / assigned into.
-_GETITEM_TYPES = frozenset({list, tuple, str, bytes, dict, range, OrderedDict, defaultdict})
+_GETITEM_TYPES = frozenset(
+    {list, tuple, str, bytes, dict, range, OrderedDict, defaultdict, types.MappingProxyType}
+)
 _SETITEM_TYPES = frozenset({list, dict, OrderedDict, defaultdict})
 
 #: Packages of gradshell whose objects are not learner-facing API (the shell itself,
@@ -143,7 +147,13 @@ HIDDEN_MODULE_ATTRS = frozenset(
 TORCH_PRIVATE_ATTRS = frozenset(
     """_modules _parameters _buffers _non_persistent_buffers_set _forward_hooks
     _forward_pre_hooks _backward_hooks _version _base _get_name _is_view _apply
-    _named_members""".split()
+    _named_members _backward_pre_hooks _is_full_backward_hook _forward_hooks_with_kwargs
+    _forward_hooks_always_called _forward_pre_hooks_with_kwargs _state_dict_hooks
+    _state_dict_pre_hooks _load_state_dict_pre_hooks _load_state_dict_post_hooks
+    _optimizer_step_pre_hooks _optimizer_step_post_hooks _optimizer_state_dict_pre_hooks
+    _optimizer_state_dict_post_hooks _optimizer_load_state_dict_pre_hooks
+    _optimizer_load_state_dict_post_hooks _zero_grad_profile_name
+    _warned_capturable_if_run_uncaptured""".split()
 )
 
 #: Dunder attributes whose value is a plain string (or None) on any object.
@@ -169,6 +179,9 @@ EXTRA_GETITEM: set[type] = set()
 EXTRA_SETITEM: set[type] = set()
 #: Classes (beyond builtins) that may be constructed by calling them.
 EXTRA_CONSTRUCTORS: set[type] = set()
+
+#: Library classes a learner class may inherit from (Enum, ABC, threading.Thread).
+EXTRA_BASES: set[type] = set()
 
 #: Types whose every public attribute is API (the shell's own module proxies, which
 #: hold nothing but what they export).
@@ -534,7 +547,7 @@ def base_allowed(cls: Any) -> bool:
     """May a learner class inherit from `cls`?"""
     if not isinstance(cls, type) or _is_metaclass(cls):
         return False  # a learner metaclass could make classes the checker never saw
-    if cls is object or is_learner_class(cls) or is_gradshell_class(cls):
+    if cls is object or is_learner_class(cls) or is_gradshell_class(cls) or cls in EXTRA_BASES:
         return True
     return cls.__module__ == "builtins" and issubclass(cls, Exception)
 

@@ -1,7 +1,8 @@
 """The builtins learner code sees: an allow-list of Python's, plus safe stand-ins.
 
-Left out: everything that reaches files, the OS or the interpreter (`open`,
-`eval`, `exec`, `compile`, `__import__`, `globals`, `vars`, `breakpoint`, ...).
+Left out: everything that reaches the OS or the interpreter (`eval`, `exec`,
+`compile`, `__import__`, `globals`, `breakpoint`, ...). `open` opens files within the
+session's directories only (`learner_files`).
 Stand-ins: `type` (one argument only), `format` and `pow` (size limits), `hasattr`,
 `getattr`, `setattr`, `delattr` and `dir` (the same checks as `obj.name`), `input`
 (the session's `read_input`), `exit`/`quit`.
@@ -12,7 +13,8 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from gradshell.shell import guards, limits, policy, unpacking
+from gradshell.shell import guards, learner_files, limits, policy, unpacking
+from gradshell.shell.attr_dict import object_dict
 from gradshell.shell.errors import Refused, SessionExit
 from gradshell.shell.formatting import safe_format
 
@@ -138,23 +140,18 @@ def make_dir(namespace: dict[str, Any]) -> Any:
     return policy.expose(dir)
 
 
-def safe_vars(*args: Any) -> dict[str, Any]:
-    """vars(object) -> the object's attribute dict, for the learner's own objects and
-    plain records (argparse's Namespace); the session's variables are `dir()`'s."""
+def safe_vars(*args: Any) -> Any:
+    """vars(object) -> the object's attribute dict, as `object.__dict__` gives it (the
+    learner's own objects, torch's objects, plain records); the session's variables are
+    `dir()`'s."""
     if len(args) != 1:
         if not args:
             raise Refused(
                 "'vars()' without an argument is not available here (dir() lists your variables)"
             )
         raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
-    obj = args[0]
-    tp = type(obj)
-    if not (policy.is_learner_class(tp) or tp in policy.OPEN_TYPES):
-        raise Refused(
-            f"'vars' of {guards.type_name(tp)} objects is not available here (dir(x) lists what you can use)"
-        )
     try:
-        return obj.__dict__
+        return object_dict(args[0], guards._describe)
     except AttributeError:
         raise TypeError("vars() argument must have __dict__ attribute") from None
 
@@ -172,6 +169,8 @@ def base_builtins() -> dict[str, Any]:
     table["format"] = safe_format
     table["pow"] = policy.expose(safe_pow)
     table["vars"] = policy.expose(safe_vars)
+    table["open"] = policy.expose(learner_files.safe_open)
+    learner_files.register_file_types()
     table["hasattr"] = policy.expose(safe_hasattr)
     table["getattr"] = policy.expose(safe_getattr)
     table["setattr"] = policy.expose(safe_setattr)

@@ -15,7 +15,6 @@ import collections
 import collections.abc
 import copy
 import dataclasses
-import errno
 import functools
 import itertools
 import json
@@ -29,7 +28,15 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from gradshell.shell import guards, policy, unpacking
+from gradshell.shell import (
+    guards,
+    learner_files,
+    learner_threads,
+    policy,
+    safe_stdlib_compute,
+    unpacking,
+)
+from gradshell.shell.confined_paths import outside, refuse_outside
 from gradshell.shell.errors import Refused, SessionExit
 
 #: What each module's refusal adds after "'os.system' is not available here".
@@ -49,47 +56,15 @@ def _pick(module: Any, names: str) -> dict[str, Any]:
 # --- os ----------------------------------------------------------------------------
 
 
-def _session_roots() -> list[Any] | None:
-    """The directories learner code's files live in (None: no session policy here)."""
-    from gradshell.torch import serialization
-
-    return getattr(serialization.file_opener, "roots", None)
-
-
-def _outside(path: Any) -> bool:
-    """Whether `path` lies outside the session's directories (so learner code may not
-    learn whether it exists, how large it is, or what it holds)."""
-    from gradshell.shell.files import within_roots
-
-    roots = _session_roots()
-    if roots is None or not isinstance(path, str | os.PathLike):
-        return False
-    try:
-        return not within_roots(path, roots)
-    except (OSError, ValueError):
-        return True
-
-
-def _refuse_outside(path: Any) -> None:
-    from gradshell.torch import serialization
-
-    session_dir = getattr(serialization.file_opener, "session_dir", "the session directory")
-    raise PermissionError(
-        errno.EACCES,
-        f"{path} is outside the session directory ({session_dir}); "
-        "start gradshell with --allow-path DIR to use another directory",
-    )
-
-
 def _answer_within(question: Callable[..., Any], refuse: bool) -> Callable[..., Any]:
     """`os.path.exists` and friends answering only inside the session's directories:
     outside them a path reads as absent (or, for `refuse`, raises PermissionError), as
     the sandbox would show it — the operating system lets anyone ask a file's size."""
 
     def answer(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if _outside(path):
+        if outside(path):
             if refuse:
-                _refuse_outside(path)
+                refuse_outside(path)
             return False
         return question(path, *args, **kwargs)
 
@@ -100,8 +75,8 @@ def _answer_within(question: Callable[..., Any], refuse: bool) -> Callable[..., 
 
 def _listdir(path: Any = ".") -> list[str]:
     """`os.listdir`: the names in a directory of the session."""
-    if _outside(path):
-        _refuse_outside(path)
+    if outside(path):
+        refuse_outside(path)
     return os.listdir(path)
 
 
@@ -513,3 +488,9 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "argparse": _argparse,
     "json": _json,
 }
+
+
+# the threading, file and computing modules, each built in its own module
+BUILDERS["threading"] = learner_threads.exports
+BUILDERS.update(learner_files.BUILDERS)
+BUILDERS.update(safe_stdlib_compute.BUILDERS)

@@ -19,7 +19,7 @@ from types import CodeType
 from typing import Any, TextIO
 
 from gradshell.core.era import STYLES
-from gradshell.shell import checker, display, limits, safe_stdlib, transform
+from gradshell.shell import checker, display, learner_threads, limits, safe_stdlib, transform
 from gradshell.shell.cellparts import CellPart, split_cell
 from gradshell.shell.display import PROMPTS
 from gradshell.shell.errors import Refused, SessionExit, StatementTimeout
@@ -596,12 +596,14 @@ class Session(Prompts):
             self._report_error(out, f"SyntaxError: {message}\n")
             return exc
         ns = self.namespace
+        learner_threads.use_sources(self.sources)
         printer = WarningPrinter(self.sources, out.write_error, self._warning_registry)
         with install_warning_printer(printer):
             for code in codes:
                 try:
                     with limits.time_limit(self.time_limit):
                         exec(code, ns)
+                        learner_threads.wait()  # what they print is this statement's
                 except SessionExit:
                     raise
                 except SystemExit as exc:  # --unsafe code calling sys.exit()

@@ -78,6 +78,8 @@ def nearest(name: str, candidates: list[str]) -> str | None:
     for candidate in candidates:
         if candidate == name or not isinstance(candidate, str):
             continue
+        if candidate.startswith(("_gs", "__gs")):  # the shell's own names, never offered
+            continue
         most = min((len(candidate) + len(name) + 3) * EDIT // 6, best - 1)
         distance = edit_distance(name, candidate, most)
         if distance <= most and (found is None or distance < best):

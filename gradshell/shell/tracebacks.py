@@ -195,6 +195,10 @@ def format_syntax_error(exc: SyntaxError) -> str:
 # --- warnings ----------------------------------------------------------------------
 
 _QUIET_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+#: What Python's default filters hide even when learner code (`__main__`) is the cause: an
+#: unclosed file's ResourceWarning, for one (a learner's own filter does not bring these
+#: back here).
+_QUIET_EVERYWHERE = (PendingDeprecationWarning, ImportWarning, ResourceWarning)
 
 
 class WarningPrinter:
@@ -225,6 +229,8 @@ class WarningPrinter:
         line: str | None = None,
     ) -> None:
         """Print one warning as Python would, attributed to the learner's line."""
+        if issubclass(category, _QUIET_EVERYWHERE):
+            return
         frame = self._learner_frame()
         if frame is not None:
             internal = frame.f_code.co_filename

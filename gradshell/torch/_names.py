@@ -79,8 +79,11 @@ MODULE_TYPES = frozenset({types.ModuleType, TorchModule})
 
 
 def present_modules_as_torch() -> None:
-    """Make every gradshell torch module print under its PyTorch name."""
+    """Make every gradshell torch module print under its PyTorch name (a private file
+    registered under a public name, `torch.autograd.functional`, goes by that name)."""
     for modname, mod in list(sys.modules.items()):
         if modname == _PREFIX[:-1] or modname.startswith(_PREFIX):
             if type(mod) is types.ModuleType:
                 mod.__class__ = TorchModule
+            if "._" not in modname and "._" in getattr(mod, "__name__", ""):
+                mod.__name__ = modname

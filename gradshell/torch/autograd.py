@@ -55,6 +55,11 @@ class Variable(metaclass=_VariableMeta):
         out._version_counter = None
         out._legacy_variable = True
         if requires_grad:
+            if not out.is_floating_point():
+                # the legacy constructor's own check, worded as PyTorch's (capital O)
+                raise RuntimeError(
+                    "Only Tensors of floating point and complex dtype can require gradients"
+                )
             out.requires_grad_(True)
         return out
 

@@ -69,8 +69,9 @@ def test_program_runs_as_in_python(name, tmp_path):
         "import argparse\nargparse.ArgumentParser(fromfile_prefix_chars='@')\n",
         "import argparse\np = argparse.ArgumentParser()\np._actions\n",
         "vars()\n",
-        "import torch\nvars(torch.nn.Linear(1, 1))\n",
-        "def f():\n    pass\n\nvars(f)\n",
+        "import torch\nvars(torch)\n",
+        "import torch\nvars(torch.ones)\n",
+        "import torch\nvars(torch.Tensor)\n",
     ],
 )
 def test_what_stays_closed_says_so(code):

@@ -228,9 +228,17 @@ def test_allowed_construct_runs(session, source, expected):
 REFUSED = [
     ("__import__('os')", "'__import__' is not available here (names starting with '__'"),
     (
-        "x = 1\ny = x.__dict__",
-        "attribute '__dict__' is not available here (dir(x) lists what you can use) (line 2)",
+        "def f():\n    pass\ny = f.__globals__",
+        "attribute '__globals__' is not available here (it reaches into Python's interpreter, "
+        "which learner code here cannot use) (line 3)",
     ),
+    ("().__class__.__bases__", "attribute '__bases__' is not available here (it reaches"),
+    ("object.__subclasses__()", "attribute '__subclasses__' is not available here (it reaches"),
+    ("f = lambda: 0\nf.__code__", "attribute '__code__' is not available here (it reaches"),
+    ("import torch\ntorch.__dict__", "attribute '__dict__' of module 'torch' is not available"),
+    ("import math\nmath.__dict__", "attribute '__dict__' of module 'math' is not available"),
+    ("import torch\ntorch.ones.__dict__", "attribute '__dict__' of 'function' objects is not"),
+    ("import torch\ntorch.Tensor.__dict__", "attribute '__dict__' of class 'torch.Tensor' is"),
     ("_gs_ga = 1", "'_gs_ga' is the shell's own name and not available here (line 1)"),
     ("import subprocess", "import of 'subprocess' is not available here"),
     (  # Formatter formats with attribute lookups ('{0.__class__}')
@@ -243,21 +251,34 @@ REFUSED = [
     ("async def f():\n    pass", "'async def' is not available here (line 1)"),
     ("def f():\n    await g()\nf()", "'await' is not available here (line 2)"),
     ("match x:\n    case 1:\n        pass", "'match' statements are not available here (line 1)"),
-    ("open('f')", "'open' is not available here yet; use torch.save/torch.load or numpy"),
+    ("open(0)", "opening a file descriptor is not available here (open a path)"),
     ("eval('1')", "'eval' is not available here (line 1)"),
     ("exec('1')", "'exec' is not available here"),
     ("compile('1', 'f', 'eval')", "'compile' is not available here"),
     ("vars()", "'vars()' without an argument is not available here"),
     ("globals()", "'globals' is not available here"),
     (
-        "class A:\n    def __eq__(self, o):\n        return True",
-        "defining '__eq__' is not available here",
+        "class A:\n    def __getattr__(self, name):\n        return 1",
+        "defining '__getattr__' is not available here (attribute lookup is the shell's to "
+        "check) (line 2)",
     ),
     (
-        "class A:\n    def __exit__(self, *a):\n        return True",
-        "defining '__exit__' is not available here (a with-block here cannot be made to "
-        "swallow errors) (line 2)",
+        "class A:\n    def __del__(self):\n        pass",
+        "defining '__del__' is not available here (it would run at unpredictable times)",
     ),
+    (
+        "class A:\n    def __reduce__(self):\n        return (print, ('x',))",
+        "defining '__reduce__' is not available here (saving objects may not run code",
+    ),
+    (
+        "class A:\n    def __init_subclass__(cls):\n        pass",
+        "defining '__init_subclass__' is not available here (classes here are made by",
+    ),
+    (
+        "def __add__(a, b):\n    return 1",
+        "defining '__add__' is not available here (special methods belong in a class body)",
+    ),
+    ("class A:\n    __dict__ = {}", "'__dict__' is not available here"),
     ("class A:\n    __module__ = 'torch'", "'__module__' is not available here"),
     (
         "class A:\n    def __index__(self):\n        return 1",
@@ -315,10 +336,10 @@ def test_refused_construct_names_itself(session, source, message):
 
 
 def test_refusal_happens_at_its_line_after_the_lines_before_it(session):
-    result = session.run_cell("a = 1\nprint('ran')\nb = ().__dict__\nprint('not reached')")
+    result = session.run_cell("a = 1\nprint('ran')\nb = ().__mro__\nprint('not reached')")
     assert result.output == (
-        "ran\ngradshell: attribute '__dict__' is not available here "
-        "(dir(x) lists what you can use) (line 3)\n"
+        "ran\ngradshell: attribute '__mro__' is not available here "
+        "(it reaches into Python's interpreter, which learner code here cannot use) (line 3)\n"
     )
     assert session.namespace["a"] == 1 and "b" not in session.namespace
 

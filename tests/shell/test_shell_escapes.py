@@ -29,7 +29,21 @@ ESCAPES = [
     ("import-subprocess", "import subprocess"),
     ("import-socket", "import socket"),
     ("import-ctypes", "import ctypes"),
-    ("import-threading", "import threading"),
+    ("import-multiprocessing", "import multiprocessing"),
+    ("open-fd", "open(0)"),
+    ("open-opener", "open('x.txt', 'w', opener=print)"),
+    ("path-outside", "import pathlib\npathlib.Path('/etc/passwd').read_text()"),
+    ("path-chmod", "import pathlib\npathlib.Path('x').chmod(0o777)"),
+    ("path-symlink", "import pathlib\npathlib.Path('x').symlink_to('/etc/passwd')"),
+    ("glob-outside", "import glob\nprint(glob.glob('/etc/*'))\nkeep.nope"),
+    ("attrgetter-walk", "import operator\noperator.attrgetter('__class__.__mro__')(keep)"),
+    ("methodcaller-walk", "import operator\noperator.methodcaller('__reduce__')(keep)"),
+    ("itemgetter-environ", "import operator\nimport os\noperator.getitem(os.environ, 'X')"),
+    (
+        "thread-target-refused",
+        "import threading\nthreading.Thread(target=type(torch.FloatTensor))",
+    ),
+    ("suppress-base", "import contextlib\ncontextlib.suppress(type(type(1)))"),
     ("sys-modules", "import sys\nsys.modules['os']"),
     ("sys-getframe", "import sys\nsys._getframe()"),
     ("sys-settrace", "import sys\nsys.settrace(print)"),
@@ -106,7 +120,12 @@ ESCAPES = [
     ("breakpoint", "breakpoint()"),
     ("class-module-torch", "class T:\n    __module__ = 'torch'"),
     ("array-interface", "class A:\n    def __array_interface__(self):\n        return {}"),
-    ("exit-method", "class A:\n    def __exit__(self, *a):\n        return True"),
+    ("exit-method", "class A:\n    def __del__(self):\n        pass"),
+    ("dict-of-function-globals", "def f():\n    pass\nf.__globals__.__dict__"),
+    ("dict-of-module", "torch.__dict__['_C']"),
+    ("dict-of-library-class", "torch.Tensor.__dict__"),
+    ("dict-of-library-function", "torch.ones.__dict__"),
+    ("vars-of-module", "vars(torch)"),
     ("torch-private-module", "torch._ops"),
     ("tensor-internal-data", "torch.ones(2)._data"),
     ("tensor-shell-hidden", "torch.ones(2)._shell_hidden"),
@@ -154,7 +173,7 @@ ESCAPES = [
     ("nfkc-dunder-attribute", "(1).__\uff4d\uff52\uff4f__"),
     (
         "nfkc-dunder-method",
-        "class A:\n    def __\uff45\uff58\uff49\uff54__(self, *a):\n        return True",
+        "class A:\n    def __\uff44\uff45\uff4c__(self, *a):\n        return True",
     ),
     ("fullwidth-getattr-string", "getattr(1, '__\uff43\uff4c\uff41\uff53\uff53__')"),
     ("library-function-attribute", "torch.ones.calls = 1"),
@@ -200,7 +219,7 @@ def test_escape_is_refused(name, source):
     assert result.error is not None, f"{name} was not refused:\n{result.output}"
     last = result.output.strip().splitlines()[-1]
     assert last.startswith("gradshell: ") or last.startswith(
-        ("NameError", "TypeError", "AttributeError")
+        ("NameError", "TypeError", "AttributeError", "PermissionError", "KeyError")
     ), result.output
     if last.startswith("gradshell: "):
         assert "(line " in last and "not available here" in last or "cannot" in last

@@ -427,11 +427,11 @@ def test_refused_line_raises_after_the_lines_before_it(session):
     )
 
 
-def test_threading_is_refused_with_a_reason(session):
-    out = session.run_cell("import threading").output
+def test_multiprocessing_is_refused_with_a_reason(session):
+    out = session.run_cell("import multiprocessing").output
     assert out == (
-        "gradshell: import of 'threading' is not available here (autograd needs no "
-        "threads here; run the steps one after another) (line 1)\n"
+        "gradshell: import of 'multiprocessing' is not available here (processes cannot "
+        "be started from here; threading offers threads) (line 1)\n"
     )
 
 

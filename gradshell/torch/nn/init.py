@@ -175,3 +175,31 @@ def kaiming_normal_(
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def _deprecated(new):
+    """The 0.3-era name of `new` (`xavier_normal` for `xavier_normal_`): PyTorch keeps it,
+    with a FutureWarning naming the new spelling."""
+    old = new.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old
+    deprecated_init.__doc__ = f"{old}(...): deprecated; see torch.nn.init.{new.__name__}."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)

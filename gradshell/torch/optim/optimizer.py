@@ -4,7 +4,7 @@ PyTorch's repr."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
 
 from gradshell.core import dtypes
@@ -33,11 +33,27 @@ def zeros_state(p: Tensor) -> Tensor:
     return wrap(array_module(p._data).zeros_like(p._data), p._dtype)
 
 
+#: The hook tables every PyTorch optimizer holds.
+_HOOK_TABLES = (
+    "_optimizer_step_pre_hooks",
+    "_optimizer_step_post_hooks",
+    "_optimizer_state_dict_pre_hooks",
+    "_optimizer_state_dict_post_hooks",
+    "_optimizer_load_state_dict_pre_hooks",
+    "_optimizer_load_state_dict_post_hooks",
+)
+
+
 class Optimizer:
     """Base class of the optimisers: holds param_groups and state; subclasses define step."""
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
+        # PyTorch's hook tables (empty here) and profiler name, in its order, so that
+        # `optimizer.__dict__` prints as PyTorch's does.
+        for name in _HOOK_TABLES:
+            setattr(self, name, OrderedDict())
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"
         self.state: defaultdict = defaultdict(dict)
         self.param_groups: list = []
         if isinstance(params, Tensor):
@@ -52,6 +68,7 @@ class Optimizer:
             groups = [{"params": groups}]
         for g in groups:
             self.add_param_group(g)
+        self._warned_capturable_if_run_uncaptured = True
 
     def add_param_group(self, param_group: dict) -> None:
         """Add a group of parameters with its own hyper-parameters (defaults fill the rest)."""

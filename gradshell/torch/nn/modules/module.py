@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from gradshell.core import grad_mode
 from gradshell.core.tensor import RemovableHandle, Tensor
+from gradshell.torch.nn.modules import legacy_backward_hook
 from gradshell.torch.nn.modules.backward_hooks import BackwardHook
 from gradshell.torch.nn.parameter import Parameter
 
@@ -52,6 +53,15 @@ def _typename(value) -> str:
     return type(value).__name__
 
 
+#: PyTorch's (empty here) state-dict hook tables, which every module holds.
+_STATE_DICT_HOOKS = (
+    "_state_dict_hooks",
+    "_state_dict_pre_hooks",
+    "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks",
+)
+
+
 class Module:
     """Base class for all neural network modules; subclasses define `forward`."""
 
@@ -70,15 +80,23 @@ class Module:
                 f"{type(self).__name__}.__init__() takes 1 positional argument but "
                 f"{len(args) + 1} were given"
             )
+        # PyTorch's attributes, in its order and with its types: `module.__dict__` and
+        # `module._forward_hooks` print as PyTorch's do.
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks_with_kwargs", OrderedDict())
+        object.__setattr__(self, "_forward_hooks_always_called", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        for name in _STATE_DICT_HOOKS:
+            object.__setattr__(self, name, OrderedDict())
         object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_forward_hooks", {})
-        object.__setattr__(self, "_forward_pre_hooks", {})
-        object.__setattr__(self, "_backward_hooks", {})
-        object.__setattr__(self, "_backward_pre_hooks", {})
 
     # -- running -------------------------------------------------------------------------------
     def forward(self, *args, **kwargs) -> object:
@@ -96,7 +114,8 @@ class Module:
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
         backward_hook = None
-        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+        legacy = d.get("_is_full_backward_hook") is False and d.get("_backward_hooks")
+        if (d.get("_backward_hooks") and not legacy) or d.get("_backward_pre_hooks"):
             backward_hook = BackwardHook(
                 self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
             )
@@ -110,6 +129,8 @@ class Module:
                     result = r
         if backward_hook is not None:
             result = backward_hook.setup_output_hook(result)
+        if legacy:
+            legacy_backward_hook.attach(self, list(legacy.values()), args, result)
         return result
 
     def register_forward_hook(self, hook) -> RemovableHandle:
@@ -127,6 +148,9 @@ class Module:
     def register_full_backward_hook(self, hook) -> RemovableHandle:
         """Call `hook(module, grad_input, grad_output)` once the gradients with respect to
         the module's inputs are computed; it may return a replacement grad_input."""
+        if self.__dict__.get("_is_full_backward_hook") is False:
+            raise RuntimeError(legacy_backward_hook.MIXED)
+        object.__setattr__(self, "_is_full_backward_hook", True)
         return self._add_backward_hook("_backward_hooks", hook)
 
     def register_full_backward_pre_hook(self, hook) -> RemovableHandle:
@@ -135,12 +159,12 @@ class Module:
         return self._add_backward_hook("_backward_pre_hooks", hook)
 
     def register_backward_hook(self, hook) -> RemovableHandle:
-        """PyTorch's deprecated non-full hook: its grad_input is the last graph node's, a
-        quirk gradshell does not reproduce, so it says so rather than differ."""
-        raise NotImplementedError(
-            "gradshell does not support torch.nn.Module.register_backward_hook yet "
-            "(PyTorch deprecates it): use register_full_backward_hook"
-        )
+        """PyTorch's deprecated non-full hook: `hook(module, grad_input, grad_output)` on
+        the graph node that made the output (see `legacy_backward_hook`)."""
+        if self.__dict__.get("_is_full_backward_hook") is True:
+            raise RuntimeError(legacy_backward_hook.MIXED)
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return self._add_backward_hook("_backward_hooks", hook)
 
     def _add_backward_hook(self, kind: str, hook) -> RemovableHandle:
         hooks = self.__dict__.get(kind)
