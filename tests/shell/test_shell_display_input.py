@@ -133,7 +133,7 @@ def test_complete_attributes(filled):
 def test_complete_offsets_and_magics(filled):
     assert complete(filled, "torch.on")[0][1] == -2
     assert "%style" in names(complete(filled, "%st"))
-    assert names(complete(filled, "import nu")) == ["numbers", "numpy"]  # both importable
+    assert names(complete(filled, "import nu")) == ["numpy", "numbers"]  # both importable
 
 
 def test_completion_runs_no_learner_code(filled):
