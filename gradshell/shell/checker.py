@@ -153,7 +153,6 @@ _REFUSED_NAMES = {
     "credits": "'credits' is not available here",
     "license": "'license' is not available here",
     "BaseException": "'BaseException' is not available here (catch Exception instead)",
-    "KeyboardInterrupt": "'KeyboardInterrupt' is not available here",
     "SystemExit": "'SystemExit' is not available here",
     "GeneratorExit": "'GeneratorExit' is not available here",
 }

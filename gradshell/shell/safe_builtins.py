@@ -32,6 +32,9 @@ def _exception_names() -> list[str]:
         value = getattr(builtins, name)
         if isinstance(value, type) and issubclass(value, Exception) and not name.startswith("_"):
             out.append(name)
+    # `except KeyboardInterrupt:` is how a training loop stops early on Ctrl-C; the time
+    # limit raises its own exception, and a kernel that ignores Ctrl-C is stopped anyway.
+    out.append("KeyboardInterrupt")
     return out
 
 

@@ -401,3 +401,23 @@ def test_dunder_file_is_read_as_python_reads_it(session):
 def test_name_dunder_name_is_readable_but_not_writable(session):
     assert session.run_cell("__name__").output == "'__main__'\n"
     assert "'__name__' is not available here" in session.run_cell("__name__ = 'x'").output
+
+
+def test_except_keyboard_interrupt_stops_a_loop_early_as_tutorials_do(session):
+    source = (
+        "losses = []\ntry:\n    for step in range(5):\n        losses.append(step)\n"
+        "        if step == 2:\n            raise KeyboardInterrupt\n"
+        "except KeyboardInterrupt:\n    print('stopped early at', losses[-1])"
+    )
+    assert session.run_cell(source).output == "stopped early at 2\n"
+
+
+def test_catching_keyboard_interrupt_does_not_catch_the_time_limit():
+    from gradshell.shell.session import Session
+
+    session = Session(viz=False, time_limit=0.5)
+    out = session.run_cell(
+        "while True:\n    try:\n        pass\n    except KeyboardInterrupt:\n        pass"
+    ).output
+    assert "time limit" in out
+    assert session.run_cell("print(1)").output == "1\n"
