@@ -266,14 +266,11 @@ TYPO_KINDS: tuple[Kind, ...] = (
 _TIP = {"en": " (Python suggests {s})", "zh": "（Python 猜你想写的是 {s}）"}
 
 
-def _typo_fields(exc: BaseException | None, lang: str) -> dict[str, str]:
-    """{name} and {tip} for a typo kind's texts, from the error itself."""
-    from gradshell.shell.suggestions import suggestion
-
-    if exc is None:
-        return {"name": "?", "tip": ""}
-    name = str(getattr(exc, "name", "") or "?")
-    found = re.search(r"Did you mean: '([^']+)'", suggestion(exc))
+def _typo_fields(exc: BaseException | None, shown: str, lang: str) -> dict[str, str]:
+    """{name} and {tip} for a typo kind's texts: the name from the error, the suggestion
+    from what the shell printed (Python's `Did you mean: 'print'?`)."""
+    name = str(getattr(exc, "name", "") or "?") if exc is not None else "?"
+    found = re.search(r"Did you mean: '([^']+)'", shown)
     tip = _TIP[lang].format(s=found.group(1)) if found else ""
     return {"name": name, "tip": tip}
 
@@ -411,7 +408,8 @@ def explain_result(session: Session, result: CellResult, lang: str = "en") -> An
     fields: dict[str, str] = {}
     if kind is None and isinstance(exc, NameError | AttributeError):
         kind = next((k for k in TYPO_KINDS if k.pattern.search(str(exc))), None)
-        fields = _typo_fields(exc, lang if lang in _TIP else "en")
+        shown = result.output + getattr(result, "error_text", "")
+        fields = _typo_fields(exc, shown, lang if lang in _TIP else "en")
     if kind is None:
         return None
     line = learner_line(session, exc, result.output, result.source)
