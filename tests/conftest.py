@@ -14,6 +14,7 @@ _LOG = pytest.StashKey()
 _PASSED = pytest.StashKey()
 _last_file: list = [None]
 _shared_logs: dict = {}
+_fixture_log_of: dict = {}  # a shared fixture (FixtureDef) -> the log of its current value
 
 
 def pytest_addoption(parser):
@@ -85,7 +86,7 @@ def pytest_terminal_summary(terminalreporter):
         )
 
 
-def _shared_log(key: str, prefix: str, parents: tuple = ()):
+def _shared_log(key: str, prefix: str, parents=()):
     if key not in _shared_logs:
         _shared_logs[key] = ORACLE.open_log(key, prefix, parents)
     return _shared_logs[key]
@@ -107,15 +108,47 @@ def pytest_make_collect_report(collector):
         ORACLE.current = previous
 
 
+def _fixture_logs(item, names) -> tuple:
+    """The logs of the shared fixtures among `names` (and the fixtures they request), as
+    `item` resolves them: what a test or fixture that requests `names` may refer to.
+
+    Only these, never every shared fixture this process has set up: a test's recording
+    must not depend on which test files ran before it on the same worker."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    logs, seen, todo = [], set(), list(names)
+    while todo:
+        name = todo.pop(0)
+        if name in seen or not defs.get(name):
+            continue
+        seen.add(name)
+        fixturedef = defs[name][-1]  # the one that applies to `item` (overrides last)
+        todo.extend(fixturedef.argnames)
+        log = _fixture_log_of.get(fixturedef)
+        if log is not None:
+            logs.append(log)
+    return tuple(logs)
+
+
+def _collect_logs(nodeid: str) -> tuple:
+    key = _collect_key(nodeid)
+    return (_shared_logs[key],) if key in _shared_logs else ()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_fixture_setup(fixturedef, request):
     if ORACLE.mode == "live" or fixturedef.scope == "function":
         return (yield)
     node = request.node.nodeid or "tests/conftest.py"
     key = f"{node}::<fixture {fixturedef.argname}[{getattr(request, 'param_index', 0)}]>"
-    parents = tuple(v for k, v in _shared_logs.items() if k == _collect_key(node))
+    item = getattr(request, "_pyfuncitem", None)
+
+    def parents() -> tuple:
+        return _collect_logs(node) + _fixture_logs(item, fixturedef.argnames)
+
+    log = _shared_log(key, f"f{fixturedef.argname}:", parents)
+    _fixture_log_of[fixturedef] = log  # the log of the value it now holds
     previous = ORACLE.current
-    ORACLE.current = _shared_log(key, f"f{fixturedef.argname}:", parents)
+    ORACLE.current = log
     try:
         return (yield)
     finally:
@@ -132,11 +165,11 @@ def pytest_runtest_protocol(item, nextitem):
         fresh.restore()
     if ORACLE.mode == "live":
         return (yield)
-    parents = tuple(
-        log
-        for key, log in _shared_logs.items()
-        if key == _collect_key(item.nodeid) or "::<fixture " in key
-    )
+
+    def parents() -> tuple:
+        # asked when needed: the test's shared fixtures are set up after its log opens
+        return _collect_logs(item.nodeid) + _fixture_logs(item, item.fixturenames)
+
     log = ORACLE.open_log(item.nodeid, "t", parents)
     oracle.replay_failing_examples(getattr(item, "obj", None))
     item.stash[_LOG] = log

@@ -128,8 +128,9 @@ class Oracle:
             self.files[path] = read(path) if self.mode == "replay" else {}
         return self.files[path]
 
-    def open_log(self, key: str, prefix: str, parents: tuple = ()) -> Log:
-        """The log for `key`: its recording (replay) or a fresh one (record)."""
+    def open_log(self, key: str, prefix: str, parents=()) -> Log:
+        """The log for `key`: its recording (replay) or a fresh one (record); `parents` are
+        the logs it may refer to (a tuple, or a callable giving one: `Log.parents`)."""
         stored = self._file(key)
         if self.mode == "record":
             log = Log(key, prefix, None, parents)

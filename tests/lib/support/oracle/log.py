@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 #: where the recordings live, mirroring the layout of tests/
@@ -23,13 +24,19 @@ class Log:
     """One key's events (a test, a module's collection, a shared fixture) and the
     proxies its replay or recording has made so far."""
 
-    def __init__(self, key: str, prefix: str, events: list | None, parents: tuple = ()) -> None:
+    def __init__(
+        self,
+        key: str,
+        prefix: str,
+        events: list | None,
+        parents: tuple | Callable[[], tuple] = (),
+    ) -> None:
         self.key = key
         self.prefix = prefix
         self.recorded = events  # None when there is no recording (record mode: a new one)
         self.events: list = [] if events is None else events
         self.pos = 0
-        self.parents = parents
+        self._parents = parents
         self.proxies: dict[str, object] = {}
         self.by_real: dict[int, object] = {}
         self.callbacks: dict[int, int] = {}
@@ -37,6 +44,13 @@ class Log:
         self.count = 0
         self.broken: str | None = None
         self.failed_example: tuple | None = None  # where the example that failed began
+
+    @property
+    def parents(self) -> tuple:
+        """The logs whose proxies this one may refer to: its file's collection and the
+        shared fixtures it uses. A callable is asked each time, because a test's log opens
+        before its fixtures are set up."""
+        return self._parents() if callable(self._parents) else self._parents
 
     def new_label(self) -> str:
         """The next proxy label of this log (stable from run to run)."""
