@@ -58,7 +58,8 @@ def wait_for(check, what: str, timeout: float = 120.0) -> object:
 
 
 async def run_cell(ws_url: str, token: str, code: str) -> str:
-    """Execute `code` over the kernel's websocket; the stdout text it printed."""
+    """Execute `code` over the kernel's websocket; the text it showed (printed text and
+    the cell's value)."""
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
@@ -95,6 +96,8 @@ async def run_cell(ws_url: str, token: str, code: str) -> str:
         kind = msg["msg_type"]
         if kind == "stream":
             printed.append(msg["content"]["text"])
+        if kind == "execute_result":  # the cell's value, shown as Out[n]
+            printed.append(msg["content"]["data"]["text/plain"] + "\n")
         if kind == "execute_reply":
             conn.close()
             if msg["content"]["status"] != "ok":
