@@ -33,7 +33,6 @@ from gradshell.shell.terminal_text import visible
 #: Columns the panels are drawn at in a notebook.
 NOTEBOOK_WIDTH = 100
 
-_PINFO = re.compile(r"^\s*([A-Za-z_][\w.]*)\?{1,2}\s*$")
 _LEARN = re.compile(r"^\s*%learn(?:\s+(\S+))?\s*$")
 
 
@@ -170,11 +169,6 @@ class GradshellKernel(Kernel):
             return self._lesson_input(code)
         source = code.rstrip("\n")
         if not source.strip():
-            return self._ok()
-        asked = _PINFO.match(source)
-        if asked is not None:  # `x?`, as IPython answers it
-            text = self.learner.inspect(asked.group(1))
-            self.publish_stream("stdout", (text or f"Object `{asked.group(1)}` not found.") + "\n")
             return self._ok()
         self.learner.filename = f"Cell In[{self.execution_count}]"  # IPython's name
         result = self.learner.run_cell(source)

@@ -17,20 +17,12 @@ from pathlib import Path
 from types import ModuleType
 
 
-def _within(path: str, trees: list[str]) -> bool:
-    """Whether `path` (as written, or where its links lead) lies in one of `trees`."""
-    spellings = {os.path.abspath(path), os.path.realpath(path)}
-    return any(
-        place == tree or place.startswith(tree.rstrip(os.sep) + os.sep)
-        for place in spellings
-        for tree in trees
-    )
+def _spellings(path: str) -> tuple[str, str]:
+    """`path` as written (absolute) and where its links lead."""
+    return os.path.abspath(path), os.path.realpath(path)
 
 
-def _all_within(path: str, trees: list[str]) -> bool:
-    """Whether `path` lies in one of `trees` as written: a system's own link (Debian's
-    sitecustomize.py into /etc) is as trusted as the tree that holds it."""
-    place = os.path.abspath(path)
+def _in_any(place: str, trees: list[str]) -> bool:
     return any(place == tree or place.startswith(tree.rstrip(os.sep) + os.sep) for tree in trees)
 
 
@@ -60,12 +52,16 @@ def untrusted_imports(
         if not isinstance(module, ModuleType):
             continue
         for file in _module_files(module):
-            if _within(file, written) or not (
-                _all_within(file, trusted) or _all_within(os.path.realpath(file), trusted)
+            # Either spelling in a writable folder is untrusted; either in a read-only tree
+            # is trusted (a system's own link, Debian's sitecustomize.py into /etc, is as
+            # trusted as the tree that holds it).
+            spellings = _spellings(file)
+            if any(_in_any(place, written) for place in spellings) or not any(
+                _in_any(place, trusted) for place in spellings
             ):
                 found.append(f"module {name} from {file}")
     for entry in sys.path:
-        if entry in ("", ".") or _within(entry, written):
+        if entry in ("", ".") or any(_in_any(place, written) for place in _spellings(entry)):
             found.append(f"import path entry {entry or repr(entry)}")
     return found
 

@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from gradshell.shell.inputsplit import echo, iter_chunks
-from gradshell.shell.inspection import inspect_request, inspect_text
 from gradshell.shell.terminal_text import visible
 
 if TYPE_CHECKING:
@@ -37,10 +36,6 @@ def run_piped(session: Session, lines: Iterable[str], out: TextIO, visual: TextI
         # the piped input is shown as it reads: a control character in it drives nothing
         out.write(visible(echo(chunk.text, session.ps1(), session.ps2())))
         out.flush()
-        name = inspect_request(chunk.text)
-        if name is not None:  # `x?`: the object's help, as at the prompt
-            out.write(visible(inspect_text(session, name)))
-            continue
         result = session.run_cell(chunk.text)
         if result.visual and session.viz:
             visual.write(result.visual)

@@ -16,12 +16,8 @@ import ast
 from gradshell.shell.astwalk import LEAVES, FastVisitor
 from gradshell.shell.errors import Refused
 
-#: Modules `import` offers (the first dotted part); others raise at their line.
-ALLOWED_IMPORT_ROOTS = (
-    "torch",
-    "numpy",
-    "math",
-    "random",
+#: Standard-library modules learner code may import (offered as views of the module).
+STDLIB_MODULES = (
     "os",
     "sys",
     "time",
@@ -55,6 +51,9 @@ ALLOWED_IMPORT_ROOTS = (
     "datetime",
     "weakref",
 )
+
+#: Modules `import` offers (the first dotted part); others raise at their line.
+ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "random", *STDLIB_MODULES)
 
 #: Dunder methods a learner class may define: Python calls them for the learner's own
 #: objects (operators, comparisons, printing, containers, `with`, copying), and each body

@@ -175,23 +175,14 @@ _PATH_LEFT_OUT = frozenset(
 )
 
 
-def _allow(cls: type, names: frozenset[str]) -> None:
-    policy.EXTRA_ATTRS[cls] = names
-    for klass in cls.__mro__:
-        for name in names:
-            value = klass.__dict__.get(name)
-            if isinstance(value, classmethod | staticmethod):
-                value = value.__func__
-            if callable(value):
-                policy.expose(value)
-
-
 def _pathlib() -> dict[str, Any]:
     names = frozenset(n for n in dir(Path) if not n.startswith("_")) - _PATH_LEFT_OUT
     pure = frozenset(n for n in dir(pathlib.PurePosixPath) if not n.startswith("_"))
     for cls in Path.__mro__[1:-1]:  # pathlib's classes: what pure paths offer
-        _allow(cls, pure)
-    _allow(Path, names)  # file access: only through this class's own, confined methods
+        policy.allow_attributes(cls, pure)
+    policy.allow_attributes(
+        Path, names
+    )  # file access: only through this class's own, confined methods
     policy.EXTRA_CONSTRUCTORS.add(pathlib.PurePosixPath)
     # `path.stat().st_size` and friends: the named fields of the status record
     policy.EXTRA_ATTRS[os.stat_result] = frozenset(
@@ -220,14 +211,14 @@ def register_file_types() -> None:
     """Let learner code use the file objects `open` returns (once)."""
     types_ = (io.TextIOWrapper, io.BufferedReader, io.BufferedWriter, io.BufferedRandom)
     for tp in types_:
-        _allow(tp, _STREAM)
+        policy.allow_attributes(tp, _STREAM)
     guards.CONTEXT_TYPES.update(types_)
     policy.clear_caches()
 
 
 def _io() -> dict[str, Any]:
     for tp in (io.StringIO, io.BytesIO):
-        _allow(tp, _STREAM | {"getvalue"})
+        policy.allow_attributes(tp, _STREAM | {"getvalue"})
         guards.CONTEXT_TYPES.add(tp)
     policy.clear_caches()
     return {"StringIO": io.StringIO, "BytesIO": io.BytesIO}
@@ -235,13 +226,15 @@ def _io() -> dict[str, Any]:
 
 def _csv() -> dict[str, Any]:
     reader, writer = type(csv.reader([])), type(csv.writer(io.StringIO()))
-    _allow(reader, frozenset({"dialect", "line_num"}))
-    _allow(writer, frozenset({"dialect", "writerow", "writerows"}))
-    _allow(
+    policy.allow_attributes(reader, frozenset({"dialect", "line_num"}))
+    policy.allow_attributes(writer, frozenset({"dialect", "writerow", "writerows"}))
+    policy.allow_attributes(
         csv.DictReader,
         frozenset({"fieldnames", "line_num", "restkey", "restval", "dialect", "reader"}),
     )
-    _allow(csv.DictWriter, frozenset({"fieldnames", "writeheader", "writerow", "writerows"}))
+    policy.allow_attributes(
+        csv.DictWriter, frozenset({"fieldnames", "writeheader", "writerow", "writerows"})
+    )
     policy.clear_caches()
     return {
         name: getattr(csv, name)

@@ -129,33 +129,27 @@ _THREAD_API = frozenset(
 _LOCK_API = frozenset({"acquire", "release", "locked"})
 
 
-def _allow(cls: type, names: frozenset[str]) -> None:
-    policy.EXTRA_ATTRS[cls] = names
-    for name in names:
-        value = cls.__dict__.get(name)
-        if callable(value):
-            policy.expose(value)
-
-
 def exports() -> dict[str, Any]:
     """The names `import threading` offers."""
-    _allow(threading.Thread, _THREAD_API)
-    _allow(Thread, _THREAD_API)
-    _allow(Timer, _THREAD_API | {"cancel", "interval", "function", "args", "kwargs"})
+    policy.allow_attributes(threading.Thread, _THREAD_API)
+    policy.allow_attributes(Thread, _THREAD_API)
+    policy.allow_attributes(
+        Timer, _THREAD_API | {"cancel", "interval", "function", "args", "kwargs"}
+    )
     policy.EXTRA_BASES.update({Thread})
     for cls in (Thread, Timer):  # `super().__init__()` in a learner subclass
         policy.expose(cls.__init__)
     lock_types = {type(threading.Lock()), type(threading.RLock())}
     for tp in lock_types:
         policy.EXTRA_ATTRS[tp] = _LOCK_API
-    _allow(threading.Event, frozenset({"set", "clear", "is_set", "isSet", "wait"}))
-    _allow(
+    policy.allow_attributes(threading.Event, frozenset({"set", "clear", "is_set", "isSet", "wait"}))
+    policy.allow_attributes(
         threading.Condition,
         frozenset({"acquire", "release", "wait", "wait_for", "notify", "notify_all"}),
     )
-    _allow(threading.Semaphore, frozenset({"acquire", "release"}))
-    _allow(threading.BoundedSemaphore, frozenset({"acquire", "release"}))
-    _allow(
+    policy.allow_attributes(threading.Semaphore, frozenset({"acquire", "release"}))
+    policy.allow_attributes(threading.BoundedSemaphore, frozenset({"acquire", "release"}))
+    policy.allow_attributes(
         threading.Barrier,
         frozenset({"wait", "reset", "abort", "parties", "n_waiting", "broken"}),
     )

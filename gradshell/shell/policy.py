@@ -203,6 +203,19 @@ def expose(obj: Any) -> Any:
     return obj
 
 
+def allow_attributes(cls: type, names: frozenset[str]) -> None:
+    """Let learner code use `names` of library class `cls`: read them, and call those
+    that are functions (found on the class or a base it inherits them from)."""
+    EXTRA_ATTRS[cls] = names
+    for klass in cls.__mro__:
+        for name in names:
+            value = klass.__dict__.get(name)
+            if isinstance(value, classmethod | staticmethod):
+                value = value.__func__
+            if callable(value):
+                expose(value)
+
+
 def is_exposed(obj: Any) -> bool:
     """True if the shell offered exactly this object."""
     return _EXPOSED.get(id(obj)) is obj

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from gradshell.shell import guards, limits, policy
+from gradshell.shell.checker import STDLIB_MODULES
 from gradshell.shell.errors import Refused
 
 
@@ -78,45 +79,9 @@ class SafeModule:
 
 policy.OPEN_TYPES.add(SafeModule)
 
-#: Standard-library modules offered as views (built by `safe_stdlib` on first import).
 # `type(math)` prints `<class 'module'>` in learner code, as it does in Python
 SafeModule.__module__ = "builtins"
 SafeModule.__name__ = SafeModule.__qualname__ = "module"
-
-STDLIB_MODULES = (
-    "os",
-    "sys",
-    "time",
-    "collections",
-    "itertools",
-    "functools",
-    "dataclasses",
-    "typing",
-    "copy",
-    "warnings",
-    "string",
-    "unicodedata",
-    "argparse",
-    "json",
-    "threading",
-    "pathlib",
-    "io",
-    "csv",
-    "glob",
-    "pprint",
-    "re",
-    "textwrap",
-    "heapq",
-    "bisect",
-    "statistics",
-    "operator",
-    "enum",
-    "abc",
-    "numbers",
-    "contextlib",
-    "datetime",
-    "weakref",
-)
 
 
 class SizedCall:

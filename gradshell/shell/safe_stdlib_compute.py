@@ -46,15 +46,7 @@ def _public(cls: type) -> frozenset[str]:
 
 def _allow(cls: type, names: frozenset[str] | None = None) -> None:
     """Let learner code use `names` (default: every public name) of library class `cls`."""
-    names = _public(cls) if names is None else names
-    policy.EXTRA_ATTRS[cls] = names
-    for klass in cls.__mro__:
-        for name in names:
-            value = klass.__dict__.get(name)
-            if isinstance(value, classmethod | staticmethod):
-                value = value.__func__
-            if callable(value):
-                policy.expose(value)
+    policy.allow_attributes(cls, _public(cls) if names is None else names)
 
 
 # --- pprint ------------------------------------------------------------------------

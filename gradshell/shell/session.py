@@ -11,7 +11,7 @@ import builtins
 import io
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -435,15 +435,13 @@ class Session(Prompts):
         parts = split_cell(source) if filename == "<string>" else []
         if len(parts) > 1:
             self.ensure_plugins()  # magics may come from plugins
-            return self._combine(
-                source,
-                (
-                    (lambda p=part: self._run_magic(p.text))
-                    if part.kind == "magic"
-                    else (lambda p=part: self._execute(p.text, rule="none", filename=filename))
-                    for part in parts
-                ),
-            )
+
+            def run_part(index: int, part: CellPart) -> CellResult:
+                if part.kind == "magic":
+                    return self._run_magic(part.text)
+                return self._execute(part.text, rule="none", filename=filename)
+
+            return self._combine(source, parts, run_part)
         return self._execute(source, rule="none", filename=filename)
 
     def _inspect(self, name: str, source: str) -> CellResult:
@@ -460,24 +458,25 @@ class Session(Prompts):
         """A cell of magic lines and code: each piece in order under the cell's one
         execution count, stopping at the first error; only the last piece's value is
         shown (IPython shows a cell's last expression)."""
-        count = self.execution_count + 1
+        before = self.execution_count
 
-        def piece(index: int, part: CellPart) -> CellResult:
-            self.execution_count = count - 1  # each piece counts as the same cell
-            last = index == len(parts) - 1
-            return self.run_cell(part.text, display=display and last)
+        def run_part(index: int, part: CellPart) -> CellResult:
+            self.execution_count = before  # each piece counts as the same cell
+            return self.run_cell(part.text, display=display and index == len(parts) - 1)
 
-        return self._combine(source, (lambda i=i, p=p: piece(i, p) for i, p in enumerate(parts)))
+        return self._combine(source, parts, run_part)
 
-    def _combine(self, source: str, runs: Iterable[Callable[[], CellResult]]) -> CellResult:
+    def _combine(
+        self, source: str, parts: list[CellPart], run_part: Callable[[int, CellPart], CellResult]
+    ) -> CellResult:
         """Run the pieces one by one until one fails or exits; one result for them all."""
         output: list[str] = []
         visual: list[str] = []
         error: BaseException | None = None
         exit_code: int | None = None
         value = error_text = ""
-        for run in runs:
-            result = run()
+        for index, part in enumerate(parts):
+            result = run_part(index, part)
             output.append(result.output)
             visual.append(result.visual)
             error, exit_code = result.error, result.exit_code

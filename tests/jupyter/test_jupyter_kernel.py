@@ -67,6 +67,17 @@ def run(kc, code: str, timeout: float = 60, **kwargs):
     return reply["content"], kept
 
 
+def _replay(path: Path) -> subprocess.CompletedProcess:
+    """`gradshell replay` of an executed notebook, run from its folder."""
+    return subprocess.run(
+        [sys.executable, "-m", "gradshell", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=path.parent,
+    )
+
+
 def stdout(outputs) -> str:
     return "".join(c["text"] for t, c in outputs if t == "stream" and c["name"] == "stdout")
 
@@ -264,13 +275,7 @@ def test_seed_notebook_outputs_equal_the_terminals_text(jupyter_path, tmp_path):
     path = tmp_path / "seed.ipynb"
     nbformat.write(notebook, str(path))
     # the executed notebook is a transcript: replaying it passes ...
-    done = subprocess.run(
-        [sys.executable, "-m", "gradshell", "replay", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    done = _replay(path)
     assert done.returncode == 0, done.stdout + done.stderr
     # ... and a changed output fails
     changed = json.loads(path.read_text())
@@ -285,13 +290,7 @@ def test_seed_notebook_outputs_equal_the_terminals_text(jupyter_path, tmp_path):
             continue
         break
     path.write_text(json.dumps(changed))
-    done = subprocess.run(
-        [sys.executable, "-m", "gradshell", "replay", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    done = _replay(path)
     assert done.returncode == 1
 
 
@@ -554,12 +553,6 @@ def test_a_teachers_notebook_runs_and_replays_with_no_failure(jupyter_path, tmp_
     assert legacy.startswith("Variable containing:")
     path = tmp_path / "teacher.ipynb"
     nbformat.write(notebook, str(path))
-    done = subprocess.run(
-        [sys.executable, "-m", "gradshell", "replay", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-    )
+    done = _replay(path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(TEACHERS_NOTEBOOK)} passed, 0 failed" in done.stdout
